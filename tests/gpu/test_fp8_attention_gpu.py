@@ -86,11 +86,15 @@ def test_gqa_e4m3_bf16_v_with_the_log2_lse():
     close(args[4], torch.logsumexp(s, -1) / math.log(2.0), atol=3e-3, rtol=1e-3)
 
 
-def _online_fp8_p(q, k, v, scale, bn):
+def _online_fp8_p(q, k, v, scale, bn, fp8=None, causal=False):
     """The online softmax as the program computes it, key tile by key tile (``bn`` keys): P against the running max,
     rounded to e4m3 for ``P V`` (a P rounded against the row's final max rounds other values: session 43's first
     GPU run of this test, 143 of 16384 elements off by up to 0.11), the denominator of the unrounded P."""
+    fp8 = fp8 or torch.float8_e4m3fn
     s = (q.float() @ k.float().transpose(-1, -2)) * scale
+    if causal:  # (session 45: the causal form; a fully masked tile changes nothing)
+        i = torch.arange(s.shape[-2], device=s.device)[:, None]
+        s = s.masked_fill(torch.arange(s.shape[-1], device=s.device)[None, :] > i, float("-inf"))
     m = torch.full(s.shape[:-1] + (1,), float("-inf"), device=s.device)
     den = torch.zeros_like(m)
     acc = torch.zeros(s.shape[:-1] + (v.shape[-1],), device=s.device)
@@ -98,8 +102,9 @@ def _online_fp8_p(q, k, v, scale, bn):
         sj = s[..., j:j + bn]
         m_new = torch.maximum(m, sj.amax(-1, keepdim=True))
         p, alpha = torch.exp(sj - m_new), torch.exp(m - m_new)
+        p, alpha = torch.nan_to_num(p), torch.nan_to_num(alpha)  # (-inf - -inf: a row masked so far)
         den = den * alpha + p.sum(-1, keepdim=True)
-        acc = acc * alpha + p.to(torch.float8_e4m3fn).float() @ v[..., j:j + bn, :].float()
+        acc = acc * alpha + p.to(fp8).float() @ v[..., j:j + bn, :].float()
         m = m_new
     return acc, den
 
@@ -110,12 +115,16 @@ def test_gqa_group_rows_speculative_decode():
     _checked(name, {0: q, 1: k, 2: v}, {3: _sdpa(q, k, v, 0.5 / math.sqrt(128), group=4)}, TOL["float16"])
 
 
-def test_fp8_v_and_p_refused_and_correct_on_simt():
-    """FlashAttention-3's fp8 P V (refused, located): the SIMT path's result, P rounded to e4m3 as the program casts
-    it (:func:`_online_fp8_p`), V's descale on the output."""
-    name = "fp8qkv_p_e4m3"
+@pytest.mark.parametrize("name", ["fp8qkv_p_e4m3", "fp8qkv_p_e4m3_d128_bm128", "fp8qkv_p_e5m2_v",
+                                  "fp8qkv_p_e4m3_causal_ragged"])
+def test_fp8_p_v_on_the_tier(name):
+    """FlashAttention-3's fp8 P V on the chained tier (session 45; SIMT before): P rounded to V's 8-bit type as the
+    program casts it (:func:`_online_fp8_p`), V read through the launch's key-major copy, V's descale on the
+    output; the path is the table's (chained)."""
     q, k, v = _inputs(name, 3)
-    acc, den = _online_fp8_p(q, k, v, 0.5 * 0.125, PROGRAMS[name].spec[8])
+    spec = PROGRAMS[name].spec
+    acc, den = _online_fp8_p(q, k, v, spec[4] / math.sqrt(q.shape[-1]), spec[8], fp8=v.dtype,
+                             causal="causal" in name)
     _checked(name, {0: q, 1: k, 2: v}, {3: acc * 2.0 / den}, dict(atol=3e-2, rtol=3e-2))
 
 
@@ -129,3 +138,27 @@ def test_refused_forms_on_simt(name):
     else:
         ref = _sdpa(q, k, v, 0.125)
     _checked(name, {0: q, 1: k, 2: v}, {3: ref}, dict(atol=1e-2, rtol=1e-2))
+
+
+def test_fp8_p_v_copies_v_again_at_each_launch():
+    """The key-major copy of V is made before every launch (a launch kept bound replays it): V changed in place
+    between two launches with the same arguments gives the second launch's output of the new V (session 45)."""
+    import tileorch.cutile
+
+    name = "fp8qkv_p_e4m3"
+    spec = PROGRAMS[name].spec
+    q, k, v = _inputs(name, 8)
+    out = torch.full(spec[3][0], float("nan"), device="cuda", dtype=torch.float16)
+    args = (q, k, v, out, *spec[4:])
+    grid = PROGRAMS[name].grid + (1,) * (3 - len(PROGRAMS[name].grid))
+    stream = torch.cuda.current_stream()
+    scale = spec[4] / math.sqrt(q.shape[-1])
+    for seed in (8, 9, 10):
+        if seed != 8:
+            v.copy_((torch.randn(v.shape, device="cuda", generator=torch.Generator(device="cuda").manual_seed(seed))
+                     * 2).to(v.dtype))
+            out.fill_(float("nan"))
+        tileorch.cutile.launch(stream, grid, PROGRAMS[name].kernel, args)
+        torch.cuda.synchronize()
+        acc, den = _online_fp8_p(q, k, v, scale, spec[8], fp8=v.dtype)
+        close(out, acc * spec[5] / den, atol=3e-2, rtol=3e-2)

@@ -99,8 +99,8 @@ def test_the_fp8_tiles_are_boxes_of_their_bytes():
     assert maps("fp8qk_descaled_e4m3_d128_bm128") == [(128, 128), (128, 128), (64, 128)]
 
 
-SPILL_CHECKED = ["fp8qk_descaled_e4m3_d128_bm128"] + (
-    ["fp8qk_descaled_e4m3_d64", "fp8qk_two_scales_e5m2_causal_bf16", "fp8qk_gqa_lse_d128", "fp8qk_descaled_e4m3_d256",
+SPILL_CHECKED = ["fp8qk_descaled_e4m3_d128_bm128", "fp8qkv_p_e4m3"] + (
+    ["fp8qkv_p_e4m3_d128_bm128", "fp8qkv_p_e4m3_causal_ragged", "fp8qkv_p_e5m2_v", "fp8qk_descaled_e4m3_d64", "fp8qk_two_scales_e5m2_causal_bf16", "fp8qk_gqa_lse_d128", "fp8qk_descaled_e4m3_d256",
      "fp8qk_descaled_e4m3_bm256_d64", "fp8qk_descaled_e4m3_d32", "fp8qk_descaled_e4m3_d96_in_128",
      "fp8qk_gqa_group_rows_decode"] if ALL else [])
 """In CI the register-heaviest fp8 kernel (head dim 128, two consumer warp groups); the others with
@@ -116,3 +116,40 @@ def test_the_d64_kernel_is_proved():
     """``tileorch check`` proves the rings and barrier hand-offs of the fp8 d64 kernel (its stage bytes are the
     e4m3 K tile's 4 KiB beside V's 8 KiB)."""
     assert_pipelines_proved(PROGRAMS, "fp8qk_descaled_e4m3_d64")
+
+
+SECOND_FP8 = {"fp8qkv_p_e4m3": ("e4m3", 64, 64), "fp8qkv_p_e4m3_d128_bm128": ("e4m3", 128, 64),
+              "fp8qkv_p_e5m2_v": ("e5m2", 64, 64), "fp8qkv_p_e4m3_causal_ragged": ("e4m3", 64, 64)}
+"""program -> (V's type, head dim, key tile) of the fp8 P @ V programs (session 45)."""
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_FP8))
+def test_the_fp8_p_v_is_an_fp8_register_a_wgmma(name):
+    """FlashAttention-3's fp8 P V on the tier (session 45): the PTX's P V WGMMAs are ``m64n{d}k32.f32.{v}.{v}`` with
+    A in four registers and six operands (no transpose for 8-bit types), ``tn / 32`` a key tile; P converted by
+    ``cvt.rn.satfinite.{v}x2.f32`` (no f16 round trip of the e4m3 P, no shuffle beyond the row reductions'); V's
+    tensor map reads the launch's key-major copy (``copy: key_major16``, a box of ``d`` rows x ``tn`` key bytes, the
+    ``tn``-byte swizzle); the remark at the second dot says so and names the copy."""
+    if name != "fp8qkv_p_e4m3" and not ALL:
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 checks every program")
+    kind, d, tn = SECOND_FP8[name]
+    prog = compiled(name)
+    reg_a = re.findall(r"wgmma\.mma_async\.sync\.aligned\.(m64n\d+k\d+\.f32\.\w+\.\w+) \{[^}]*\}, \{(%r\d+, ){3}%r\d+\}, "
+                       r"%rd\d+, p, 1, 1;", prog.ptx)
+    assert reg_a and {m for m, _ in reg_a} == {f"m64n{d}k32.f32.{kind}.{kind}"}, reg_a
+    assert "k16" not in "".join(re.findall(r"wgmma\.mma_async[^ ]*", prog.ptx))
+    assert f"cvt.rn.satfinite.{kind}x2.f32" in prog.ptx and "cvt.rn.f16x2.e4m3x2" not in prog.ptx
+    assert prog.chained.get("dtype2", prog.chained["dtype"]) == kind
+    v_map = prog.chained["tmaps"][2]
+    assert (v_map.get("copy"), v_map["rows"], v_map["box"], v_map["swizzle"], v_map["esize"]) == \
+        ("key_major16", d, tn, tn, 1), v_map
+    line = _line(PROGRAMS[name].kernel, "acc = ct.mma(p.astype(V.dtype)")
+    said = [r for r in prog.remarks if r.startswith(f"{SOURCE}:{line}:") and ": remark: " in r
+            and f"{tn // 32} wgmma.mma_async m64n{d}k32.f32.{kind}.{kind} per key tile" in r and "key_major16" in r]
+    assert said, prog.remarks
+
+
+def test_the_fp8_p_v_kernel_is_proved():
+    """``tileorch check`` proves the rings and barrier hand-offs of the fp8 P @ V kernel (stage bytes: K's and V's
+    copy's 4 KiB each)."""
+    assert_pipelines_proved(PROGRAMS, "fp8qkv_p_e4m3")

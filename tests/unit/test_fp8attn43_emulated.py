@@ -166,3 +166,65 @@ def test_textbook_form_with_the_descale_in_qk_scale():
     v, vf = _half("f16", 2, 200, 64)
     out = s3._chained("fp8qk_textbook_e4m3_d64", {0: q, 1: k, 2: v}, (3, 2, 1))[3]
     _check(out, _attn(_scores(qf, kf, 0.5 * 0.125), vf))
+
+
+# ----------------------------------------------------------------------------------------------- fp8 P @ V (s45)
+
+
+def _online_fp8_p(s2, vf, bn, kind, valid=None):
+    """float64 reference of the online softmax with P rounded to ``kind`` per key tile (``s2``: the scores already
+    in log2 units, [.., Sq, Sk]; masked scores -inf): m, l and acc updated tile by tile as the program does, P =
+    exp2(s - m_new) rounded to the 8-bit format (ml_dtypes: nearest even) for ``P V``, l summing the unrounded P."""
+    sq, sk = s2.shape[-2:]
+    m = np.full(s2.shape[:-1] + (1,), -np.inf)
+    l_ = np.zeros_like(m)
+    acc = np.zeros(s2.shape[:-1] + (vf.shape[-1],))
+    for j0 in range(0, sk, bn):
+        s = s2[..., j0:j0 + bn]
+        m_new = np.maximum(m, s.max(-1, keepdims=True))
+        with np.errstate(invalid="ignore"):
+            p = np.exp2(s - m_new)
+            alpha = np.where(np.isneginf(m), 0.0, np.exp2(m - m_new))
+        p = np.nan_to_num(p)
+        l_ = l_ * alpha + p.sum(-1, keepdims=True)
+        p8 = p.astype(np.float32).astype(FP8[kind]).astype(np.float64)
+        acc = acc * alpha + p8 @ vf[..., j0:j0 + bn, :]
+        m = m_new
+    return acc, l_
+
+
+@EXTENDED
+def test_fp8_p_v_e4m3_d64():
+    """FlashAttention-3's fp8 forward (session 45): e4m3 Q, K and V, P cast to e4m3 in registers, the second dot an
+    e4m3 WGMMA reading V's key-major copy (keys permuted as P's fragment holds them); V's descale on the output.
+    (CI runs the causal ragged form below: the same packing and copy, CI time.)"""
+    (q, qf), (k, kf), (v, vf) = _fp8("e4m3", 2, 128, 64), _fp8("e4m3", 2, 128, 64), _fp8("e4m3", 2, 128, 64)
+    out = s3._chained("fp8qkv_p_e4m3", {0: q, 1: k, 2: v}, (2, 2, 1))[3]
+    s2 = np.einsum("bqd,bkd->bqk", qf, kf) * (0.5 * 0.125 * LOG2E)
+    acc, l_ = _online_fp8_p(s2, vf, 64, "e4m3")
+    _check(out, acc * 2.0 / l_, atol=2e-2, rtol=2e-2)
+
+
+def test_fp8_p_v_e4m3_causal_ragged():
+    """Causal, 200 queries and keys (V's key-major copy: 208 keys, zeros past 200; the key tile past them TMA's zero
+    fill), bf16 O; the rows past 200 are not stored."""
+    (q, qf), (k, kf), (v, vf) = (_fp8("e4m3", 2, 200, 64) for _ in range(3))
+    out = s3._chained("fp8qkv_p_e4m3_causal_ragged", {0: q, 1: k, 2: v}, (4, 2, 1))[3]
+    s2 = np.einsum("bqd,bkd->bqk", qf, kf) * (0.5 * 0.125 * LOG2E)
+    i, j = np.arange(200)[:, None], np.arange(200)[None, :]
+    acc, l_ = _online_fp8_p(np.where(j <= i, s2, -np.inf), vf, 64, "e4m3")
+    _check(out, acc * 2.0 / l_, atol=3e-2, rtol=2e-2)  # (bf16 O: 2^-8 relative)
+
+
+@EXTENDED
+@pytest.mark.parametrize("name, kind_v, shape_q, shape_k, d, descale", [
+    ("fp8qkv_p_e4m3_d128_bm128", "e4m3", (2, 256, 128), (2, 192, 128), 128, 0.25),
+    ("fp8qkv_p_e5m2_v", "e5m2", (2, 128, 64), (2, 128, 64), 64, 0.5)])
+def test_fp8_p_v_other_shapes(name, kind_v, shape_q, shape_k, d, descale):
+    """Head dim 128 with 128-row tiles (two consumer warp groups, m64n128k32 register-A WGMMAs), and an e5m2 V (P cast
+    to e5m2 beside e4m3 scores)."""
+    (q, qf), (k, kf), (v, vf) = _fp8("e4m3", *shape_q), _fp8("e4m3", *shape_k), _fp8(kind_v, *shape_k)
+    out = s3._chained(name, {0: q, 1: k, 2: v}, (shape_q[1] // PROGRAMS[name].spec[7], 2, 1))[3]
+    s2 = np.einsum("bqd,bkd->bqk", qf, kf) * (descale / math.sqrt(d) * LOG2E)
+    acc, l_ = _online_fp8_p(s2, vf, 64, kind_v)
+    _check(out, acc * 2.0 / l_, atol=2e-2, rtol=2e-2)

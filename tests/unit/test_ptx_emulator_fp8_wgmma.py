@@ -194,3 +194,80 @@ def test_the_narrow_adder_model_keeps_13_fraction_bits(scale_d, monkeypatch):
         got[rows, cols] = regs
         want = np.where(p <= kept, 1.0 + 2.0 ** -p.astype(np.float64), 1.0)
         assert np.array_equal(got, want), (bits, np.argwhere(got != want)[:4])
+
+
+# ----------------------------------------------------------------------------------------------- register A (s45)
+
+
+def _ptx_reg_a(ta: str, tb: str, sa: int, sb: int) -> str:
+    """``wgmma m64n32k32`` with A in four registers per thread (loaded from global memory) and B in shared memory:
+    the fp8 P @ V form of the chained tier (six operands: no transpose for 8-bit types)."""
+    d = ", ".join(f"%f{i}" for i in range(16))
+    zero = "\n".join(f"  mov.f32 %f{i}, 0f00000000;" for i in range(16))
+    store = "\n".join(f"  st.global.f32 [%rd3+{4 * i}], %f{i};" for i in range(16))
+    return f""".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(
+  .param .u64 k_param_0,
+  .param .u64 k_param_1
+)
+{{
+  .reg .pred p;
+  .reg .b32 %r<8>;
+  .reg .f32 %f<16>;
+  .reg .b64 %rd<10>;
+  ld.param.u64 %rd1, [k_param_0];
+  ld.param.u64 %rd6, [k_param_1];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 64;
+  add.s64 %rd3, %rd1, %rd2;
+  mul.wide.u32 %rd7, %r1, 16;
+  add.s64 %rd8, %rd6, %rd7;
+  ld.global.b32 %r2, [%rd8];
+  ld.global.b32 %r3, [%rd8+4];
+  ld.global.b32 %r4, [%rd8+8];
+  ld.global.b32 %r5, [%rd8+12];
+{zero}
+  mov.u64 %rd5, {_desc(B_AT)};
+  setp.ne.b32 p, 0, 0;
+  wgmma.fence.sync.aligned;
+  wgmma.mma_async.sync.aligned.m64n{N}k32.f32.{ta}.{tb} {{{d}}}, {{%r2, %r3, %r4, %r5}}, %rd5, p, {sa}, {sb};
+  wgmma.commit_group.sync.aligned;
+  wgmma.wait_group.sync.aligned 0;
+{store}
+  ret;
+}}
+"""
+
+
+@pytest.mark.parametrize("ta,tb,sa", [("e4m3", "e4m3", 1), ("e5m2", "e5m2", -1), ("e4m3", "e5m2", 1)])
+def test_one_fp8_wgmma_with_a_in_registers_against_numpy(ta, tb, sa):
+    """The A fragment of an 8-bit WGMMA in registers (PTX ISA, "Register fragment for matrix A", .m64nNk32 of
+    .e4m3 / .e5m2): thread t (warp w, lane l), register a_q (q = 0..3) holds four consecutive K elements of row
+    16 w + l / 4 + 8 (q % 2), columns 16 (q / 2) + 4 (l % 4) + byte (byte 0 in the register's lowest 8 bits).
+    The bytes are placed here from that rule and the WGMMA must give numpy's ``A B`` (s45: session 43's emulator
+    refused a register A of 8-bit operands)."""
+    rng = np.random.default_rng(4500 + sa)
+    a, b = _finite_bytes(rng, ta, (64, 32)), _finite_bytes(rng, tb, (N, 32))
+    t = np.arange(128)
+    frag = np.zeros((128, 4, 4), np.uint8)  # [thread, register, byte]
+    for q in range(4):
+        for byte in range(4):
+            frag[:, q, byte] = a[16 * (t // 32) + (t % 32) // 4 + 8 * (q % 2), 16 * (q // 2) + 4 * (t % 4) + byte]
+    regs = np.full((128, 16), np.nan, np.float32)
+    memory = [(1 << 32, regs.view(np.uint8).reshape(-1), "d"), (2 << 32, frag.reshape(-1), "a")]
+    emu = Emu(_ptx_reg_a(ta, tb, sa, 1), [1 << 32, 2 << 32], 8192, 128, (0, 0, 0), {}, memory, nctaid=(1, 1, 1))
+    _place(emu.smem, emu.dynamic_smem + B_AT, b)
+    emu.run()
+    assert not emu.errors and not emu.fence_errors, (emu.errors, emu.fence_errors)
+    i = np.arange(16)[None, :]
+    rows = (16 * (t // 32) + (t % 32) // 4)[:, None] + 8 * ((i // 2) % 2)
+    cols = 8 * (i // 4) + (2 * (t % 4))[:, None] + i % 2
+    got = np.full((64, N), np.nan)
+    got[rows, cols] = regs
+    av, bv = a.view(TYPES[ta]).astype(np.float64), b.view(TYPES[tb]).astype(np.float64)
+    ref = sa * (av @ bv.T)
+    bound = 33 * 2.0 ** -24 * (np.abs(av) @ np.abs(bv).T) + 1e-30
+    assert not np.isnan(got).any()
+    assert (np.abs(got - ref) <= bound).all(), np.max(np.abs(got - ref) - bound)

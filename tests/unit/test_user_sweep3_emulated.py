@@ -267,13 +267,23 @@ def _chained(name: str, inputs: dict, grid3: tuple[int, int, int], tma_arrays_in
         owners.before(ctaid)
         emu = Emu(prog.ptx, params, prog.chained["smem"], prog.chained["threads"], ctaid, {}, memory,
                   guards=stage_guards(prog.chained), nctaid=nctaid)
-        emu.tmaps = {emu.params[j]: {"array": arrays[i] if arrays[i].ndim > 2 else arrays[i][None], **t}
+        emu.tmaps = {emu.params[j]: {"array": _tma_array(arrays[i], t), **t}
                      for j, (i, t) in enumerate(zip(tma, prog.chained["tmaps"]))}
         emu.run()
         errors += emu.errors
         owners.after()
     assert not errors, errors[:4]
     return arrays
+
+
+def _tma_array(a: np.ndarray, t: dict) -> np.ndarray:
+    """The array a chained kernel's tensor map ``t`` reads on the device: the launch's key-major copy of an fp8 V
+    (``copy``: ``launch_copies.key_major16``), else the argument itself (2-D arrays as ``[1, r, c]``)."""
+    from tileorch.launchers import launch_copies
+
+    if t.get("copy") == launch_copies.KEY_MAJOR16:
+        a = launch_copies.key_major16(a)
+    return a if a.ndim > 2 else a[None]
 
 
 def test_write_owners_name_the_two_ctas_and_the_first_element():

@@ -2453,7 +2453,9 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
     pitch, width, rows)`` in bytes; a reason per copied array; the buffers, which a bound launch keeps).
     Each buffer is stream ``stream``'s scratch for that array's position and layout
     (:func:`tileorch.launchers.launch_copies.padded`: reused by the next launch of that layout on that stream, after
-    the kernel that read it); ``alloc(nbytes)``: a buffer of its own instead."""
+    the kernel that read it); ``alloc(nbytes)``: a buffer of its own instead.  A map of ``copy`` ``key_major16`` (an
+    fp8 P @ V's V) reads V's key-major copy (:func:`_key_major16_copy`): its entry in the copies is a function of the
+    stream handle that enqueues it, not a 2-D copy."""
     import math
 
     from tileorch.launchers.array_overlap import shared_element
@@ -2464,6 +2466,13 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
     copies: list[tuple] = []
     reasons: list[str] = []
     buffers: list = []
+    for t in record.get("tmaps", ()):  # an fp8 P @ V's V: its key-major copy (launch_copies.key_major16)
+        if t.get("copy") == launch_copies.KEY_MAJOR16 and flat[t["arg"]][0] not in staged:
+            pos = flat[t["arg"]][0]
+            staged[pos], go, buf, why = _key_major16_copy(by_pos[pos], stream, alloc)
+            copies.append(go)
+            buffers.append(buf)
+            reasons.append(why)
     for t in record.get("tmaps", ()):
         pos, role = flat[t["arg"]]
         a = by_pos[pos]
@@ -2482,6 +2491,88 @@ def chained_copies(record: dict, arguments: list[Argument], stream: int = 0,
                        f"to {launch_copies.padded_pitch(a.shape[-1] * a.itemsize)} bytes, made on the launch's stream "
                        f"before each launch ({len(made)} 2-D cop{'y' if len(made) == 1 else 'ies'})")
     return [staged.get(a.position, a) if isinstance(a, ArrayArg) else a for a in arguments], copies, reasons, buffers
+
+
+def _key_major16_program(a: ArrayArg, dst: int, stream: int) -> tuple[Any, str]:
+    """``go(stream)`` enqueuing tileorch's permuted copy program of V ``a`` into ``dst``
+    (:func:`tileorch.launchers.k_major_copy.key_major16_plan`: compiled and kept bound like any program, so the
+    chained launch stays bound with it) and what runs, or (None, why not).  The first copy is made here, now."""
+    from tileorch.launchers import cutile_bound, k_major_copy
+
+    found = k_major_copy.key_major16_plan(a.ptr, tuple(a.shape), tuple(a.strides), dst)
+    if isinstance(found, str):
+        return None, found
+    kernel, grid, args = found
+    try:
+        launch(stream, grid, kernel, args)
+    except Exception as exc:  # noqa: BLE001 - a refusal or compile failure: torch's copy
+        return None, f"tileorch's copy program was not launched: {type(exc).__name__}: {exc}"
+    key = cutile_bound.call_key(kernel, grid, args, "sm_90a", "auto", "auto")
+    bound = cutile_bound.bound_launches.get(key) if key is not None else None
+    first = [True]  # (made just now: the first go is this launch's, which must not copy twice)
+
+    def go(handle: int, kernel=kernel, grid=grid, args=args, bound=bound) -> None:
+        if first[0]:
+            first[0] = False
+            return
+        if bound is not None:
+            bound(handle)
+        else:
+            launch(handle, grid, kernel, args)
+    return go, (f"tileorch's copy program key_major16_copy_3d ({grid[0] * grid[1] * grid[2]} programs of "
+                f"{args[2]} x {args[3]} elements)")
+
+
+def _key_major16_copy(a: ArrayArg, stream: int, alloc: Any = None) -> tuple[ArrayArg, Any, Any, str]:
+    """The key-major copy of an fp8 P @ V's V ``a`` (``[..., S, D]``, 1-byte elements, D contiguous) for a chained
+    kernel (:func:`tileorch.launchers.launch_copies.key_major16`): (``a`` re-described at its dense ``[..., D, S16]``
+    copy, ``go(stream)`` enqueuing the copy, the buffer, the reason said as a launch remark).  The copy is torch's
+    strided copy of the raw device array (:func:`~tileorch.launchers.launch_copies.key_major16_torch`), enqueued on
+    torch's object for the launch's stream; the buffer is that stream's scratch of role ``key_major16`` for the
+    array's position and layout.  Raises :class:`LayoutNotSupported` (the SIMT path runs the program) without torch
+    or for a V whose last dimension is not contiguous."""
+    import dataclasses
+    import math
+
+    where = _where(a.name, a.position)
+    if a.itemsize != 1 or a.ndim < 2 or (a.strides[-1] != 1 and a.shape[-1] > 1) or any(x < 0 for x in a.strides):
+        raise LayoutNotSupported(f"{where}: an fp8 P @ V reads V ([.., S, D], D contiguous, 1-byte elements) through "
+                                 f"a key-major copy; this array (shape {a.shape}, strides {a.strides}) is not one")
+    try:
+        import torch
+    except ImportError:
+        raise LayoutNotSupported(f"{where}: an fp8 P @ V reads V through a key-major copy that tileorch makes with "
+                                 "torch, which is not installed") from None
+    from tileorch.launchers.k_major_copy import DeviceView
+
+    shape = launch_copies.key_major16_shape(a.shape)
+    nbytes = math.prod(shape)
+    dense = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        dense[i] = dense[i + 1] * shape[i + 1]
+    device = torch.device("cuda", torch.cuda.current_device())
+    if alloc is None:
+        def alloc(n: int) -> Any:
+            return torch.empty((n,), dtype=torch.uint8, device=device)
+        buf = launch_copies.scratch(launch_copies.KEY_MAJOR16, (a.position, tuple(a.shape), tuple(a.strides),
+                                                                a.dtype), nbytes, stream, alloc)
+    else:
+        buf = alloc(nbytes)
+    dst = int(buf.data_ptr()) if hasattr(buf, "data_ptr") else int(buf.ptr)
+    go, how = _key_major16_program(a, dst, stream)
+    if go is None:  # no copy program for it: torch's strided copy of the raw arrays
+        src = torch.as_tensor(DeviceView(a.ptr, tuple(a.shape), tuple(x for x in a.strides), "|u1"), device=device)
+        out = torch.as_tensor(DeviceView(dst, shape, tuple(dense), "|u1"), device=device)
+
+        def go(handle: int, src=src, out=out, buf=buf) -> None:
+            with torch.cuda.stream(torch_stream_for(torch, handle, device)):
+                launch_copies.key_major16_torch(torch, src, out)
+        how = f"torch's strided copy ({how})"
+
+    why = (f"{where}: the fp8 P @ V reads V K-major (an 8-bit WGMMA has no transposed B): the kernel's tensor map "
+           f"reads a copy {list(shape)} (keys contiguous, each 16 permuted as P's register fragment holds them), "
+           f"made by {how} on the launch's stream before each launch ({2 * math.prod(a.shape)} bytes moved)")
+    return dataclasses.replace(a, ptr=dst, shape=tuple(shape), strides=tuple(dense)), go, buf, why
 
 
 CHAINED_CTAS_ENV = "TILEORCH_ATTN_CTAS"
@@ -2525,6 +2616,22 @@ def chained_ctas(record: dict, grid3: tuple[int, int, int], sm_count: int) -> tu
                   f"{IMBALANCE_LIMIT}; schedulers/chained_balance.py)")
 
 
+def _chained_before(copies: list, buffers: list) -> Any:
+    """``go(stream)`` enqueuing :func:`chained_copies`' copies in order: its 2-D copies (tuples) by
+    :func:`~tileorch.launchers.launch_copies.copier_2d`, its key-major copies (functions of the stream) as they are; the
+    function keeps ``buffers`` (the copies' scratch) alive as long as it is kept (a bound launch's)."""
+    flat2d = [c for c in copies if isinstance(c, tuple)]
+    calls = [c for c in copies if callable(c)]
+    steps = ([launch_copies.copier_2d(flat2d, buffers)] if flat2d else []) + calls
+    if len(steps) == 1 and not calls:  # (copier_2d keeps the buffers alive itself)
+        return steps[0]
+
+    def go(handle: int, steps=tuple(steps), keep=tuple(buffers)) -> None:
+        for step in steps:
+            step(handle)
+    return go
+
+
 def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], grid3: tuple[int, int, int],
                     stream: int, sync: bool, fast: tuple | None = None, sm_count: int = 1) -> None:
     """Launch a ``chained`` program: its tensor maps, then the cuTile entry's parameters; a
@@ -2562,7 +2669,7 @@ def _launch_chained(entry: _Compiled, kernel: Any, arguments: list[Argument], gr
             else said
         launch_copies.warn_once(entry, "copy_said", kernel_warning(kernel), text)  # (once per program)
     # the copies on the launch's stream (ordered after the work writing the arrays), before each launch
-    before = launch_copies.copier_2d(copies, buffers) if copies else None
+    before = _chained_before(copies, buffers) if copies else None
     _run(entry.image, launch_grid, (record["threads"], 1, 1), params, int(record["smem"]), (1, 1, 1), stream, sync,
          fast, before=before, where=kernel_warning(kernel))
 

@@ -92,6 +92,28 @@ def plan(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], itemsize: i
     return copy3d, grid, (x, y, tr, tc)
 
 
+def key_major16_plan(ptr: int, shape: tuple[int, ...], strides: tuple[int, ...],
+                     out_ptr: int) -> tuple[Any, tuple[int, int, int], tuple] | str:
+    """The launch of tileorch's permuted copy program (``k_major_copy_programs.key_major16_copy_3d``, session 45) of
+    the ``[..., R, C]`` array of 1-byte elements at ``ptr`` (``strides`` in elements) into the dense
+    ``[..., C, R16]`` array at ``out_ptr`` (:func:`tileorch.launchers.launch_copies.key_major16`: an fp8 P @ V's V,
+    R its keys): (kernel, grid, arguments), or why there is none (the batch as :func:`plan` takes it)."""
+    found = plan(ptr, shape, strides, 1, out_ptr)
+    if isinstance(found, str):
+        return found
+    _, grid, (x, _y, tr, tc) = found
+    from tileorch.launchers.k_major_copy_programs import key_major16_copy_3d
+
+    rows, cols = shape[-2], shape[-1]
+    r16 = -(-rows // 16) * 16
+    batch = grid[2]
+    if len(x.__cuda_array_interface__["shape"]) == 2:  # (plan's 2-D form: one matrix)
+        xs = x.__cuda_array_interface__
+        x = DeviceView(ptr, (1, rows, cols), (rows * xs["strides"][0], *xs["strides"]), xs["typestr"])
+    y = DeviceView(out_ptr, (batch, cols, r16), (cols * r16, r16, 1), _UINT[1][0])
+    return key_major16_copy_3d, grid, (x, y, tr, tc)
+
+
 def buffer(torch: Any, obj: Any, operand: str, stream: int, on: Any) -> Any:
     """The dense K-major buffer ``[..., C, R]`` for ``obj`` (``[..., R, C]``) on stream ``stream``: the stream's
     scratch of role ``k_major`` for (operand, shape, dtype, device) (:func:`~tileorch.launchers.launch_copies.scratch`),

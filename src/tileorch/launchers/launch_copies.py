@@ -1,6 +1,6 @@
 """The copies a launch makes around its kernel, and the scratch buffers they write: one mechanism for the launcher.
 
-Four launch-time copies keep programs on the tensor-core path where an operand's layout is one the kernel cannot
+Five launch-time copies keep programs on the tensor-core path where an operand's layout is one the kernel cannot
 read or write in place (sessions 42-43):
 
 * the K-major copy of an N-major B / M-major A (:mod:`tileorch.launchers.k_major_copy`): a dense ``[..., C, R]``
@@ -12,7 +12,10 @@ read or write in place (sessions 42-43):
   ``c_scatter``, layout: its bytes), copied into C after the GEMM (and C into it before, where the launch grid
   covers part of C: :func:`reversed_copies`);
 * the padded copy of a chained (attention) program's array TMA cannot address (``cutile.chained_copies``): rows
-  padded to 16 bytes, N-D (role ``padded``, layout: argument position, shape, strides, dtype), before the kernel.
+  padded to 16 bytes, N-D (role ``padded``, layout: argument position, shape, strides, dtype), before the kernel;
+* the key-major copy of a chained program's fp8 V (``cutile.chained_copies``, session 45): ``[..., S, D]`` as
+  ``[..., D, S16]`` with each 16 keys permuted as the fp8 register-A fragment of P holds them (role
+  ``key_major16``, layout: argument position, shape, strides, dtype; :func:`key_major16`), before the kernel.
 
 Every scratch buffer is one per (role, layout, bytes, **stream**) (:func:`scratch`): launches of one stream share
 it in stream order (each launch's copies write it after the previous launch's kernel read it, on the same stream),
@@ -44,7 +47,7 @@ from typing import Any
 Copy2D = tuple[int, int, int, int, int, int]
 """``(src, src pitch, dst, dst pitch, width, rows)`` in bytes: one ``cuMemcpy2DAsync``."""
 
-LIMITS = {"k_major": 8, "kvec": 8, "c_scatter": 4, "padded": 8}
+LIMITS = {"k_major": 8, "kvec": 8, "c_scatter": 4, "padded": 8, "key_major16": 8}
 """Scratch buffers kept per role (the oldest dropped first; the launches that write one keep it alive)."""
 
 _pools: dict[str, OrderedDict] = {role: OrderedDict() for role in LIMITS}
@@ -156,6 +159,54 @@ def reversed_copies(copies: Sequence[Copy2D]) -> list[Copy2D]:
     """Each copy the other way (destination to source): the copy in of what ``copies`` copy out, so the parts of the
     destination a kernel does not write come back unchanged."""
     return [(d, dp, s, sp, w, r) for s, sp, d, dp, w, r in copies]
+
+
+# ----------------------------------------------------------------------------------------------- key-major V
+
+KEY_MAJOR16 = "key_major16"
+"""A chained kernel's tensor map of this ``copy`` (``record["tmaps"][i]["copy"]``, set by
+``tileas/chained_dots.py``'s ``KEY_MAJOR_COPY``: an fp8 ``P @ V``) reads :func:`key_major16` of its array."""
+
+
+def key_major16_shape(shape: Sequence[int]) -> tuple[int, ...]:
+    """The shape of :func:`key_major16`'s copy of a ``[..., S, D]`` array: ``[..., D, S16]`` (S rounded up to 16)."""
+    *lead, s, d = shape
+    return (*lead, d, -(-s // 16) * 16)
+
+
+def key_major16_axes(nd: int) -> tuple[int, ...]:
+    """The axis order taking ``[lead (nd - 2 axes), S16 / 16, i1, t, i0, D]`` (key ``16 b + 8 i1 + 2 t + i0``) to
+    ``[lead, D, S16 / 16, t, i1, i0]`` (position ``16 b + 4 t + 2 i1 + i0``): the fp8 register-A fragment's key
+    order (``tileas/pack16.py`` ``fp8_key_of_position``)."""
+    lead = nd - 2
+    return (*range(lead), lead + 4, lead, lead + 2, lead + 1, lead + 3)
+
+
+def key_major16(x: Any) -> Any:
+    """The key-major copy of a ``[..., S, D]`` numpy array (an fp8 V, or its bytes): ``[..., D, S16]``, zeros past S,
+    copy column ``16 b + 4 t + 2 i1 + i0`` holding key ``16 b + 8 i1 + 2 t + i0`` (:func:`key_major16_axes`).  The
+    emulated tests' reference of the launch's copy (:func:`key_major16_torch` on the device)."""
+    import numpy as np
+
+    *lead, s, d = x.shape
+    s16 = key_major16_shape(x.shape)[-1]
+    if s16 != s:
+        x = np.concatenate([x, np.zeros((*lead, s16 - s, d), dtype=x.dtype)], axis=-2)
+    y = x.reshape(*lead, s16 // 16, 2, 4, 2, d).transpose(key_major16_axes(x.ndim))
+    return np.ascontiguousarray(y).reshape(*lead, d, s16)
+
+
+def key_major16_torch(torch: Any, x: Any, out: Any) -> None:
+    """:func:`key_major16` of the torch tensor ``x`` ``[..., S, D]`` into the dense ``out`` ``[..., D, S16]`` (on the
+    current torch stream): one strided copy (a padded staging copy first where S is not a multiple of 16)."""
+    *lead, s, d = x.shape
+    s16 = out.shape[-1]
+    if s16 != s:
+        padded_x = torch.zeros((*lead, s16, d), dtype=x.dtype, device=x.device)
+        padded_x[..., :s, :].copy_(x)
+        x = padded_x
+    src = x.reshape(*lead, s16 // 16, 2, 4, 2, d).permute(*key_major16_axes(x.dim()))
+    out.view(*lead, d, s16 // 16, 4, 2, 2).copy_(src)
 
 
 # ----------------------------------------------------------------------------------------------- running

@@ -754,10 +754,10 @@ _add("zoo_gqa_group_rows_causal", zoo_gqa_group_rows_causal,
 _add("zoo_runtime_causal_flag", zoo_runtime_causal_flag,
      _qkv((2, 150, 64), (2, 150, 64)) + [((2, 150, 64), F16), _S64, 1, 64, 64, 64], (3, 2), "chained", outputs=(3,))
 _add("zoo_fp8_e4m3", zoo_fp8_e4m3,
-     _qkv((2, 128, 64), (2, 128, 64), "float8_e4m3fn") + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "simt",
-     outputs=(3,), error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands",
-     notes="session 43: the chained tier's first dot takes e4m3 / e5m2 Q and K (k32 WGMMA); an fp8 P @ V (P in the "
-     "fp8 register fragment, V K-major) is not built: refused at V's load")
+     _qkv((2, 128, 64), (2, 128, 64), "float8_e4m3fn") + [((2, 128, 64), F16), _S64, 64, 64, 64], (2, 2), "chained",
+     outputs=(3,), notes="session 43: the chained tier's first dot takes e4m3 / e5m2 Q and K (k32 WGMMA); session 45: "
+     "the fp8 P @ V too (P in the fp8 register fragment in the accumulator's order, V read through the launch's "
+     "key-major copy, keys permuted alike)")
 _add("zoo_o_stored_transposed", zoo_o_stored_transposed,
      _qkv((2, 128, 64), (2, 170, 64)) + [((2, 64, 128), F16), _S64, 64, 64, 64], (2, 2), "chained", outputs=(3,),
      notes="refused before session 36 ('the epilogue reads a register tile at coordinates other than its own'); "

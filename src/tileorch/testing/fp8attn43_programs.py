@@ -149,6 +149,29 @@ def fp8qkv_p_fp8(Q, K, V, O, descale_qk: float, descale_v: float, qk_scale: floa
 
 
 @ct.kernel
+def fp8qkv_p_fp8_causal(Q, K, V, O, descale_qk: float, descale_v: float, qk_scale: float, BM: C[int], BN: C[int],
+                        D: C[int]):
+    """Causal FlashAttention-3 fp8 forward (session 45): e4m3 Q, K, V zero-padded past a ragged sequence, the loop
+    stopping at the diagonal, P cast to V's 8-bit type for ``P V``, V's descale applied to the output."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    m_i, l_i, acc = _state(BM, D)
+    for j in range(ct.cdiv((qt + 1) * BM, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * (descale_qk * qk_scale)
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] <= qpos, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc * descale_v / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
 def fp8qk_v_widened(Q, K, V, O, descale: float, qk_scale: float, BM: C[int], BN: C[int], D: C[int]):
     """e4m3 Q / K / V with V widened to f16 in the kernel (``v.astype(ct.float16)``) for an f16 ``P V``."""
     qt, bh = ct.bid(0), ct.bid(1)
@@ -248,10 +271,21 @@ _add("fp8qk_gqa_lse_d128", fp8qk_gqa_lse,
       ((1, 4, 128), F32), 0.75, _S128, 2, 64, 64, 128], (2, 4, 1), "chained", outputs=(3, 4))
 _add("fp8qkv_p_e4m3", fp8qkv_p_fp8,
      [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), 0.5, 2.0, _S64, 64, 64,
-      64], (2, 2), "simt", outputs=(3,),
-     error="the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here",
-     notes="FlashAttention-3's fp8 P V (P in the fp8 register fragment layout, V K-major: a transposed V tile) is not "
-     "built: refused at V's load")
+      64], (2, 2), "chained", outputs=(3,),
+     notes="FlashAttention-3's fp8 P V (session 45): P converted to e4m3 in registers in the accumulator's element "
+     "order, V read K-major from the launch's key-major copy with each 16 keys permuted alike")
+_add("fp8qkv_p_e4m3_d128_bm128", fp8qkv_p_fp8,
+     [((2, 256, 128), E4M3), ((2, 192, 128), E4M3), ((2, 192, 128), E4M3), ((2, 256, 128), F16), 0.25, 2.0, _S128,
+      128, 64, 128], (2, 2), "chained", outputs=(3,),
+     notes="fp8 P V at head dim 128, two consumer warp groups: 2 m64n128k32 register-A WGMMAs per key tile")
+_add("fp8qkv_p_e5m2_v", fp8qkv_p_fp8,
+     [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E5M2), ((2, 128, 64), F16), 0.5, 2.0, _S64, 64, 64,
+      64], (2, 2), "chained", outputs=(3,),
+     notes="e4m3 scores, e5m2 V: P cast to e5m2 (p.astype(V.dtype)), the second dot m64n64k32.f32.e5m2.e5m2")
+_add("fp8qkv_p_e4m3_causal_ragged", fp8qkv_p_fp8_causal,
+     [((2, 200, 64), E4M3), ((2, 200, 64), E4M3), ((2, 200, 64), E4M3), ((2, 200, 64), BF16), 0.5, 2.0, _S64, 64, 64,
+      64], (4, 2), "chained", outputs=(3,),
+     notes="causal, 200 keys: V's key-major copy holds 208 keys (zeros past 200), TMA's zero fill past them")
 _add("fp8qk_v_widened_in_kernel", fp8qk_v_widened,
      [((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), E4M3), ((2, 128, 64), F16), 0.5, _S64, 64, 64, 64],
      (2, 2), "simt", outputs=(3,),

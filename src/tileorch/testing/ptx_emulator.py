@@ -2670,8 +2670,8 @@ class Emu:
         reg_a = ops[1].startswith("{")
         aregs = [x.strip() for x in ops[1][1:-1].split(",")] if reg_a else []
         sign = 1  # the product's sign: imm-scale-a times imm-scale-b
-        if reg_a and es != 2:
-            raise Fault(f"{op}: an A fragment in registers (16-bit operands only are modelled)")
+        if reg_a and es not in (1, 2) or reg_a and es == 1 and not fp8:
+            raise Fault(f"{op}: an A fragment in registers (16-bit and e4m3 / e5m2 operands are modelled)")
         if fp8 and len(ops) != 6:  # d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b: no transposes
             raise Fault(f"{op}: {len(ops)} operands (an e4m3 / e5m2 WGMMA of shared A and B has 6)")
         for wg in wgs:
@@ -2700,9 +2700,9 @@ class Emu:
                         break
             for name in aregs:
                 self._check_pending(name, TT)
-            if reg_a:
+            if reg_a:  # (an 8-bit B: K-major only, no transpose operand)
                 descb = int(self.get(ops[2], TT)[0])
-                scale_d, tnsp_b, desca, tnsp_a = ops[3], int(ops[6]), None, 0
+                scale_d, tnsp_b, desca, tnsp_a = ops[3], int(ops[6]) if es == 2 else 0, None, 0
             else:  # tf32 and 8-bit operands: K-major only, no transpose operands (8-bit: no scales)
                 desca = int(self.get(ops[1], TT)[0])
                 descb = int(self.get(ops[2], TT)[0])
@@ -2758,7 +2758,16 @@ class Emu:
             if sd:
                 cur = np.stack([self._reg_or_nan(name)[first:first + 128] for name in dregs])
                 D[rows, cols] = (cur & np.uint64(0xFFFFFFFF)).astype(np.uint32).view(np.int32) if exact else f32(cur)
-            if aregs:
+            if aregs and ty in _FP8_FORMATS:  # m64 k32: register q holds row r0 + 8 (q % 2), columns
+                # 16 (q // 2) + 4 (lane % 4) + byte (byte 0 the lowest column): four consecutive K elements
+                A = np.zeros((64, 32), dtype=np.float32)
+                for q, name in enumerate(aregs):
+                    v = self.regs[name][first:first + 128]
+                    rr = r0 + 8 * (q % 2)
+                    cc = 2 * c0 + 16 * (q // 2)  # (c0 = 2 (lane % 4))
+                    for byte in range(4):
+                        A[rr, cc + byte] = _fp8_to_f32((v >> np.uint64(8 * byte)) & np.uint64(0xFF), ty)
+            elif aregs:
                 A = np.zeros((64, 16), dtype=np.float32)
                 for q, name in enumerate(aregs):
                     v = self.regs[name][first:first + 128]

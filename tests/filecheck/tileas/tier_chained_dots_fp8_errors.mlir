@@ -1,7 +1,8 @@
 // RUN: tileorch-opt %s --split-input-file --verify-diagnostics -p tileas-tier,convert-nv-tileas-to-cutlass
 // Session 43's fp8 first dot (tier_chained_dots_fp8.mlir) and what it does not take, each refused with a located
-// error at the offending load (cuTile programs then take the SIMT path, a located warning): an e4m3 V (FlashAttention-3's
-// fp8 P V: P cast to e4m3, the second WGMMA of fp8 operands, not built), and an e4m3 K stored transposed ([BH, D, S],
+// error at the offending load (cuTile programs then take the SIMT path, a located warning): an e4m3 V read transposed
+// (FlashAttention-3's fp8 P V is built since session 45, tier_chained_dots_fp8_pv.mlir, for a V [.., S, D] read through
+// its launch-time key-major copy; a V the program reads K-major itself is not), and an e4m3 K stored transposed ([BH, D, S],
 // loaded as the [d, tn] tile the dot reads directly: an N-major B, which an fp8 WGMMA cannot read), and a prologue on
 // the e4m3 Q tile.
 
@@ -106,9 +107,10 @@ builtin.module attributes {nv_tileaa.compute_capability = #nv_tileaa.compute_cap
       }) : (tensor<128x64xf32>) -> tensor<128xf32>
       %133 = nv_tileaa.expand_dims %129 {dim = 1 : i32} : tensor<128xf32> -> tensor<128x1xf32>
       %134 = nv_tileaa.fma %102, %128, %133 : tensor<128x1xf32>
-      // expected-error @+1 {{chained dots: the second dot's B element type f8E4M3FN: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V needs P in the fp8 register fragment layout and V K-major in shared memory, a transposed V tile: not supported yet); store V in f16 or bf16 (the first dot S = Q K^T takes e4m3 / e5m2 Q and K)}}
+      // expected-error @+1 {{chained dots: the second dot's B element type f8E4M3FN: an fp8 P @ V reads V through a launch-time key-major copy of a [.., S, D] array ([.., D, S] keys permuted as P's register fragment holds them), not here: V is read transposed (K-major: stored [.., D, S] or through a transposing view); store V in f16 or bf16}}
       %135, %136 = nv_tileaa.tiled_load %96[%68, %100, %95] token %30 {allow_tma = true, mem_semantic = #nv_tileaa.mem_semantic<weak>} : !nv_tileaa.tiled_view<array<i32: 1, 64, 64>, array<i32: 1, 64, 64>, array<i32: 0, 1, 2>, !nv_tileaa.memref<f8E4M3FN, array<i64: ?, ?, ?>, array<i64: ?, ?, 1>, i32>>[i32, i32, i32] -> tensor<1x64x64xf8E4M3FN>
-      %137 = nv_tileaa.reshape %135 : tensor<1x64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+      %vt137 = nv_tileaa.reshape %135 : tensor<1x64x64xf8E4M3FN> -> tensor<64x64xf8E4M3FN>
+      %137 = "nv_tileaa.permute"(%vt137) <{permutation = array<i32: 1, 0>}> : (tensor<64x64xf8E4M3FN>) -> tensor<64x64xf8E4M3FN>
       %138 = nv_tileaa.fp_to_fp %126 {rounding = #nv_tileaa.rounding_mode<rn>} : tensor<128x64xf32> -> tensor<128x64xf8E4M3FN>
       %139 = nv_tileaa.broadcast %128 : tensor<128x1xf32> -> tensor<128x64xf32>
       %140 = nv_tileaa.mulf %101, %139 : tensor<128x64xf32>

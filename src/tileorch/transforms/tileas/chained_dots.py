@@ -55,7 +55,10 @@ the WGMMA accumulator's register layout (thread ``t`` of warp ``w`` holds rows `
 the columns as the thread-local values of a row then ``shfl.xor`` 1 and 2 across the quad,
 loop-carried row vectors as two registers per thread; P is packed pairwise to 16 bits into the
 register A fragment of ``wgmma m64n{dv}k16`` (for each 16-column chunk ``c`` the accumulator's
-``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory.  After the loop the program's
+``d[8c .. 8c+7]`` are exactly ``a0..a3``), B2 from shared memory; an e4m3 / e5m2 P (``p.astype`` of V's 8-bit
+type) four bytes a register for ``wgmma m64n{dv}k32`` in the accumulator's own element order, V (an 8-bit WGMMA
+reads B K-major only) from the launch's key-major copy with its keys permuted to match (:func:`_pack_p`,
+:data:`KEY_MAJOR_COPY`).  After the loop the program's
 epilogue is evaluated per accumulator element and stored with predicated global stores.
 
 The host builds one TMA tensor map per loaded array: A0, each first dot's B, B2
@@ -100,7 +103,7 @@ from tileorch.transforms.tileas.epilogue import (BROADCASTS, EXPANDS, LAYOUT_ONL
 from tileorch.transforms.tileas.mask_bounds import interior_masks, whole_tile_test
 from tileorch.transforms.tileas.operand_prologue import PROLOGUE_SHAPE_OPS as _PROLOGUE_SHAPE_OPS
 from tileorch.transforms.tileas.operand_prologue import QPrologue, operand_prologue, strip_layouts
-from tileorch.transforms.tileas.pack16 import pack16, rounded_from
+from tileorch.transforms.tileas.pack16 import fp8_fragment_order, pack8x4, pack16, rounded_from, rounded_from_fp8
 from tileorch.transforms.tileas.program_order import heavy_first_axis
 from tileorch.transforms.tileas.q_registers import load_q_fragment, q_regs_asked, q_regs_refusal
 from tileorch.transforms.tileas.rebase_k_loop import rebase_k_loop
@@ -582,7 +585,9 @@ def consumer_regs(consumers: int, ctas_per_sm: int = 1) -> int:
 _DT = {Float16Type: "f16", BFloat16Type: "bf16"}
 _FP8 = {Float8E4M3FNType: "e4m3", Float8E5M2Type: "e5m2"}
 """The 8-bit float types the first dots' WGMMA takes (``S = Q K^T`` of e4m3 / e5m2 Q and K, K = 32 per
-instruction, both operands K-major in shared memory); the second dots stay 16-bit (:func:`_dot_types`)."""
+instruction, both operands K-major in shared memory), and since session 45 the second dot's (FlashAttention-3's
+fp8 ``P @ V``: P packed in registers by :func:`_pack_p`, V read through the launch's key-major copy,
+:data:`KEY_MAJOR_COPY`); several second dots stay 16-bit (:func:`_dot_types`)."""
 _WG = {**_DT, **_FP8}
 
 
@@ -622,6 +627,10 @@ class Operand:
     tile reshaped to ``(G BM, D)`` rows, one TMA box of ``G`` x ``BM`` rows (``rows_dim`` the ``BM``
     one) that lands in shared memory as ``G BM`` consecutive rows."""
     group: int = 1  # the box's extent along ``group_dim`` (``rows`` is ``group`` x the box's rows)
+    key_major_copy: bool = False
+    """The tile is read from the launch's key-major copy of its array (:data:`KEY_MAJOR_COPY`: an fp8 second dot's
+    V ``[.., S, D]`` as ``[.., D, S16]``, keys permuted within each 16): ``rows`` x ``cols`` are the copy's
+    ``[dv, tn]``, the producer's coordinates the load's with the last two swapped."""
     first: "Operand | None" = None
     """The tile the loop reads instead where :attr:`first_when` holds: a step before the loop whose tile load read
     another array (sink keys / values of their own), run as the loop's first iteration by ``tileas-fuse-split-loops``
@@ -839,6 +848,11 @@ class ChainedKernel:
         return 32 if self.dtype in _FP8.values() else 16
 
     @property
+    def k_step2(self) -> int:
+        """The second dots' WGMMA K (32 for an e4m3 / e5m2 ``P @ V``, else 16)."""
+        return 32 if self.dtype_p in _FP8.values() else 16
+
+    @property
     def k1(self) -> int:
         """First dots (1: attention, a two-GEMM MLP; 2: SwiGLU's gate and up projections)."""
         return max(1, len(self.firsts))
@@ -875,7 +889,7 @@ class ChainedKernel:
 
 
 def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop: bool,
-             grouped: bool = False, fp8: bool = False) -> tuple[Operand, list[str]]:
+             grouped: bool = False, fp8: bool = False, fp8_second: bool = False) -> tuple[Operand, list[str]]:
     """The TMA tile ``v`` is loaded from (a located refusal when it is not one the kernel reads).
     ``grouped`` (the first dot's A): the tile's rows may run along two array dimensions (a
     ``(1, G, BM, D)`` tile reshaped to ``(G BM, D)``: :attr:`Operand.group_dim`).  ``fp8`` (a first
@@ -921,7 +935,7 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         used = next((o.type.element_type for o in dot.operands[:2] if _depends_on(o, ld.result)), None)
         if used is None:  # (a B tile staged by the producer: the consumer's operand no longer reads the load)
             used = dot.operands[1 if "'s B" in what else 0].type.element_type
-        if type(elt) in _FP8 and used == elt and not fp8:
+        if type(elt) in _FP8 and used == elt and not fp8 and not fp8_second:
             _fail(ld, f"{what} element type {elt}: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V "
                       "needs P in the fp8 register fragment layout and V K-major in shared memory, a transposed V "
                       "tile: not supported yet); store V in f16 or bf16 (the first dot S = Q K^T takes e4m3 / e5m2 Q "
@@ -1193,9 +1207,35 @@ def _dot_types(d1: Operation, a_ops, b1s, seconds_b, prologue) -> tuple[set, set
                       f"{next(iter(first))}: all dot operands must have the same element type (convert Q with "
                       f"astype after its load, or store it as {next(iter(first))})")
     if first != second and not (first | second) <= set(_DT.values()) and \
-            not (first <= set(_FP8.values()) and second <= set(_DT.values())):
+            not (first <= set(_FP8.values()) and second <= set(_DT.values())) and not second <= set(_FP8.values()):
         _fail(d1, "all dot operands must have the same element type")
     return first, second
+
+
+KEY_MAJOR_COPY = "key_major16"
+"""The tensor-map record's ``copy`` of an fp8 second dot's B (``record["tmaps"][i]["copy"]``): the launch reads V
+``[.., S, D]`` (D contiguous) through a copy ``[.., D, S16]`` (S rounded up to 16, zeros past S), keys contiguous
+(an 8-bit WGMMA reads B K-major only) and permuted within each 16 keys as the register-A fragment of P holds
+them (:func:`~tileorch.transforms.tileas.pack16.fp8_key_of_position`: copy column ``16 b + k`` is key
+``16 b + fp8_key_of_position(k)``); made by :func:`tileorch.launchers.launch_copies.key_major16`."""
+
+
+def _key_major_copy_operand(b2: Operand, d2: Operation, tn: int, dv: int, seconds: int) -> Operand:
+    """The fp8 second dot's B (V, an e4m3 / e5m2 ``[tn, dv]`` tile) as the tile of its launch copy
+    (:data:`KEY_MAJOR_COPY`): ``[dv, tn]`` K-major, keys in the fp8 fragment's order; a located refusal for a V
+    that is not a plain N-major tile of rows along the array's next-to-last dimension."""
+    elt = b2.load.result.type.element_type
+    why = ("several second dots read the chain" if seconds > 1 else
+           "V is read transposed (K-major: stored [.., D, S] or through a transposing view)" if b2.k_major else
+           "V's tile is joined from row blocks (ct.cat) or chosen at the first step" if b2.parts or b2.first else
+           "V's rows run along two dimensions or not along the next-to-last one"
+           if b2.group_dim >= 0 or b2.rows_dim >= 0 else
+           f"the key tile has {tn} rows (a multiple of 32: the fp8 WGMMA's K step)" if tn % 32 else None)
+    if why is not None:
+        _fail(b2.load, f"the second dot's B element type {elt}: an fp8 P @ V reads V through a launch-time key-major "
+                       f"copy of a [.., S, D] array ([.., D, S] keys permuted as P's register fragment holds them), "
+                       f"not here: {why}; store V in f16 or bf16")
+    return Operand(b2.load, dv, tn, b2.arg, True, key_major_copy=True)
 
 
 def _refuse_fp8_first_dot(a0: Operand, b1: Operand, prologue: QPrologue | None, b_prologue: QPrologue | None) -> None:
@@ -1299,8 +1339,10 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
                       f"laid out as the first dot's {b1.rows}x{b1.cols} ({'K' if b1.k_major else 'N'}-major): the "
                       "first dots' B tiles are read as one wider WGMMA operand")
         b1s.append(bk)
-    b2, seen = _operand(kernel, d2, d2.rhs, "the second dot's B", True)
+    b2, seen = _operand(kernel, d2, d2.rhs, "the second dot's B", True, fp8_second=True)
     b2.k_major = b2.transposed(seen)
+    if b2.esize == 1:  # an e4m3 / e5m2 P @ V: V read from the launch's key-major copy
+        b2 = _key_major_copy_operand(b2, d2, tn, dv, len(seconds))
     if (b2.rows, b2.cols) != ((dv, tn) if b2.k_major else (tn, dv)):
         _fail(d2, f"the second dot's B tile {b2.rows}x{b2.cols} does not match the dot")
     others = [_other_second(kernel, sd, d2, loop, tn, dv) for sd in seconds[:-1]]
@@ -1408,7 +1450,7 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
     ck.tile_rows = tile_rows if tile_rows != tm else 0
     ck.firsts, ck.b1s, ck.a0s = list(firsts), b1s, a0s
     # the second dot's B is a first dot's tile (one load): read in the stage, not loaded twice
-    ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load), -1)
+    ck.b2_in_b1 = next((k for k, b in enumerate(b1s) if b.load is b2.load and not b2.key_major_copy), -1)
     ck.tile_stores = tile_stores
     ck.rows_only = rows_only
     ck.store_transposed = store_transposed
@@ -2146,6 +2188,8 @@ class _Kernel:
         ``part_coords(load, tag)``, ``p box_rows`` rows into each chunk."""
         e, n = self.e, op.rank
         chunk_offset = chunk_offset or (lambda c: c * op.chunk_bytes)
+        if op.key_major_copy:  # the copy [.., D, S16] of the array [.., S, D]: the last two coordinates swapped
+            coords = [*coords[:-2], coords[-1], coords[-2]]
         blocks = [(coords, tag, 0)]
         for p, ld in enumerate(op.parts, 1):
             blocks.append((part_coords(ld, f"{tag}pt{p}"), f"{tag}pt{p}", p * op.box_rows * op.row_bytes))
@@ -2919,9 +2963,10 @@ def _wgmma_reg_a(e: Emitter, a: list[SSAValue], desc: SSAValue, acc: list[SSAVal
                  trans_b: int) -> list[SSAValue]:
     regs = n // 2
     outs = ", ".join(f"${i}" for i in range(regs))
+    fp8 = dtype in _FP8.values()  # k32, B K-major: no transpose operand for 8-bit types
     text = ("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-            f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{dtype}.{dtype} {{{outs}}}, "
-            f"{{${regs}, ${regs + 1}, ${regs + 2}, ${regs + 3}}}, ${regs + 4}, p, 1, 1, {trans_b};\n}}")
+            f"wgmma.mma_async.sync.aligned.m64n{n}k{32 if fp8 else 16}.f32.{dtype}.{dtype} {{{outs}}}, "
+            f"{{${regs}, ${regs + 1}, ${regs + 2}, ${regs + 3}}}, ${regs + 4}, p, 1, 1{'' if fp8 else f', {trans_b}'};\n}}")
     constraints = ",".join(["=f"] * regs + ["r"] * 4 + ["l"] + [str(i) for i in range(regs)])
     st = llvm.LLVMStructType.from_type_list([f32] * regs)
     res = e.v(llvm.InlineAsmOp(text, constraints, [*a, desc, *acc], [st], has_side_effects=True))
@@ -3154,6 +3199,17 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
             out.append(format_error(pro.top.owner, f"chained-dots tier (TMA + WGMMA): this {which} operand, computed "
                                                    "from its tile with row reductions, is applied " + how + " "
                                                    "(fence.proxy.async before the WGMMAs read it)", "remark"))
+    if ck.k_step2 != 16:  # an e4m3 / e5m2 second dot: P's packing and V's launch copy said at the dot
+        b2 = ck.b2
+        out.append(format_error(ck.dot2, f"chained-dots tier (TMA + WGMMA): P @ V multiplies {ck.dtype_p} tiles: "
+                                         f"{ck.tn // 32} wgmma.mma_async m64n{ck.dv}k32.f32.{ck.dtype_p}.{ck.dtype_p} "
+                                         f"per key tile, P converted in registers (cvt.rn.satfinite.{ck.dtype_p}x2.f32, "
+                                         "astype's rounding: nearest even, saturating) into the register A fragment "
+                                         "in the accumulator's own element order (no shuffle: each register's four "
+                                         "keys are 8 apart in pairs), V read K-major from a launch-time copy "
+                                         f"[.., D, S16] of V [.., S, D] with each 16 keys permuted alike "
+                                         f"({KEY_MAJOR_COPY}: one read and one write of V's bytes per launch, "
+                                         f"{b2.rows} x {b2.cols}-byte boxes)", "remark"))
     if ck.k_step != 16:  # an e4m3 / e5m2 first dot: the instruction and its accumulation said at the dot
         from tileorch.transforms.tileas.fp8_promotion import chained_first_dot
 
@@ -3329,7 +3385,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                     ck.provide_s(site.low.provided, list(s_regs))
                     for br in ck.branches:
                         site_of.branch(br, site, body.args[0], j)
-                    return (site.tile_regs(ck.dot2.lhs, ck.tn),
+                    return (_p_regs(site, ck),
                             [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])])
 
                 p_v, new_v = _versioned(ck, site_of, s, j, masks, part,
@@ -3346,14 +3402,14 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
                 _several_second_dots(kb, s, st_l)
             else:
                 c_in = s.tile_regs(ck.dot2.acc, ck.dv)
-                p = versioned[0] if versioned is not None else s.tile_regs(ck.dot2.lhs, ck.tn)
+                p = versioned[0] if versioned is not None else _p_regs(s, ck)
                 # every register the WGMMAs read is written before the fence (else ptxas serializes them)
-                a_regs = [[pack16(s.e, p[8 * c + 2 * q], p[8 * c + 2 * q + 1], ck.dtype_p) for q in range(4)]
-                          for c in range(ck.tn // 16)]
+                flat = _pack_p(s.e, p, ck.dtype_p)
+                a_regs = [flat[4 * c:4 * c + 4] for c in range(ck.tn // ck.k_step2)]
                 descs = _b2_descriptors(ck, s.e, b2_addr)
                 s.e.add(nvvm.WgmmaFenceAlignedOp())
                 acc = c_in
-                for c in range(ck.tn // 16):
+                for c in range(ck.tn // ck.k_step2):
                     acc = _wgmma_reg_a(s.e, a_regs[c], descs[c], acc, ck.dv, ck.dtype_p, 0 if ck.b2.k_major else 1)
                 low.provided[ck.dot2.result] = (ck.dv, acc)
             new_regs = []
@@ -3440,7 +3496,7 @@ def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue, view: Oper
     ``addr + (C + off)``), ptxas 13.0 dropped the high word's add (``UIADD3.X``) of the last tile's
     descriptors in the overlapped kernel: the second dot read its B operand unswizzled with a zero
     stride (wrong or NaN outputs, out-of-range shared reads on the H200)."""
-    b2_const, b2_offs = _b_steps(view or ck.b2_view, ck.tn // 16)
+    b2_const, b2_offs = _b_steps(view or ck.b2_view, ck.tn // ck.k_step2)
     lo_bits, hi_bits = b2_const & 0xFFFFFFFF, b2_const >> 32
     addr = e.v(arith.TruncIOp(b2_addr, i32))
     hi = e.const(hi_bits - (1 << 32) if hi_bits >> 31 else hi_bits)
@@ -3454,11 +3510,11 @@ def _b2_descriptors(ck: ChainedKernel, e: Emitter, b2_addr: SSAValue, view: Oper
 
 def _second_dot(ck: ChainedKernel, e: Emitter, a_flat: list[SSAValue], c_in: list[SSAValue],
                 b2_addr: SSAValue) -> list[SSAValue]:
-    """``acc = P B2 + C`` issued and committed (not waited for): ``tn / 16`` register-A WGMMAs."""
+    """``acc = P B2 + C`` issued and committed (not waited for): ``tn / k_step2`` register-A WGMMAs."""
     descs = _b2_descriptors(ck, e, b2_addr)
     e.add(nvvm.WgmmaFenceAlignedOp())
     acc = c_in
-    for c in range(ck.tn // 16):
+    for c in range(ck.tn // ck.k_step2):
         acc = _wgmma_reg_a(e, a_flat[4 * c:4 * c + 4], descs[c], acc, ck.dv, ck.dtype_p, 0 if ck.b2.k_major else 1)
     e.add(nvvm.WgmmaGroupSyncAlignedOp())
     return acc
@@ -3491,7 +3547,7 @@ def pipelining(ck: ChainedKernel) -> Pipelining | None:
     ro = sum(2 if x == 1 else x // 2 for kk, (_, x) in enumerate(ck.carried) if kk != k)
     if ck.sn // 2 + ck.tn // 2 + ck.dv // 2 + ro > FIRST_DOTS_REGS:
         return None
-    return Pipelining(k, ck.tn // 4, ck.dv // 2, ro)
+    return Pipelining(k, ck.tn // (4 if ck.k_step2 == 16 else 8), ck.dv // 2, ro)
 
 
 def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue]:
@@ -3501,7 +3557,30 @@ def _pack_after_wait(e: Emitter, p: list[SSAValue], dtype: str) -> list[SSAValue
     Packing during the overlap (even into other registers, copied after the wait) lets LLVM
     coalesce P_j into the in-flight P_{j-1} registers, and makes ptxas 13.0 see a WGMMA input
     defined inside a pipeline stage: it then serializes every WGMMA of the kernel (C7513)."""
-    return [pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=True) for i in range(len(p) // 2)]
+    return _pack_p(e, p, dtype, volatile=True)
+
+
+def _p_regs(site, ck: ChainedKernel) -> list[SSAValue]:
+    """P's fragment registers at ``site`` (the second dot's A, ``tn / 2`` per thread); for an fp8 P the f32 values
+    before ``astype``'s rounding (:func:`~tileorch.transforms.tileas.pack16.rounded_from_fp8`: the pack's
+    ``cvt.rn.satfinite`` rounds them to the same bytes), so that a P yielded by the masked / unmasked branches of a
+    versioned tile (``scf.if``) is not rounded there and widened back only to be packed."""
+    p = site.tile_regs(ck.dot2.lhs, ck.tn)
+    return [rounded_from_fp8(x) for x in p] if ck.k_step2 == 32 else p
+
+
+def _pack_p(e: Emitter, p: list[SSAValue], dtype: str, volatile: bool = False) -> list[SSAValue]:
+    """P's f32 fragment registers ``p`` (the accumulator layout, ``tn / 2`` per thread) packed into the second dot's
+    register-A operands, four per WGMMA K step in order: 16-bit types pairwise (``cvt.rn.{f16,bf16}x2.f32``: each
+    16-column chunk's ``d[8c .. 8c+7]`` are exactly its ``a0..a3``); e4m3 / e5m2 four bytes a register
+    (:func:`~tileorch.transforms.tileas.pack16.pack8x4`), each 32-column chunk's 16 registers taken in
+    :func:`~tileorch.transforms.tileas.pack16.fp8_fragment_order` (the thread's own values, no shuffle: the keys
+    land at permuted K positions, and the second dot's B is the launch's key-major copy of V with its keys permuted
+    alike, :data:`KEY_MAJOR_COPY`)."""
+    if dtype not in _FP8.values():
+        return [pack16(e, p[2 * i], p[2 * i + 1], dtype, volatile=volatile) for i in range(len(p) // 2)]
+    return [pack8x4(e, [p[16 * c + fp8_fragment_order(4 * q + b)] for b in range(4)], dtype, volatile)
+            for c in range(len(p) // 16) for q in range(4)]
 
 
 def _frontier(v: SSAValue, arg: SSAValue) -> list[SSAValue]:
@@ -3660,7 +3739,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         ck.provide_s(low.provided, list(s_last) if isinstance(s_last, list) else _s_regs(ck, site.e, s_last))
         for br in ck.branches:
             site_of.branch(br, site, body.args[0], iv)
-        p = site.tile_regs(ck.dot2.lhs, ck.tn)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise
+        p = _p_regs(site, ck)  # chunk c's a0..a3 are p[8c .. 8c+7] pairwise (fp8: _pack_p's order)
         new = [x for k in others for x in site.tile_regs(ck.yields[k], ck.carried[k][1])]
         return p, new
 
@@ -3682,7 +3761,8 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         types = [*types, f32, f32]
     # TILEORCH_ATTN_LATE_PACK: P carried in f32 (rpp registers) and packed behind the next first dot
     late_pack = (late_pack_enabled() and s0 is None and last
-                 and ck.sn // 2 + ck.tn // 2 + ck.tn // 4 + ck.dv // 2 + pipe.ro <= FIRST_DOTS_REGS)
+                 and ck.sn // 2 + ck.tn // 2 + ck.tn // 4 + ck.dv // 2 + pipe.ro <= FIRST_DOTS_REGS
+                 and ck.k_step2 == 16)  # (an fp8 P: packed after the wait as ever)
     rpp = 2 * pipe.rp if late_pack else pipe.rp
     if late_pack:
         types = [f32] * rpp + types[pipe.rp:]
@@ -3779,8 +3859,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             a0 = _pack_after_wait(s.e, p0, ck.dtype_p)
             s_next = _s_regs(ck, s.e, z_ahead)
         else:
-            a0 = f32_p(s, p0) if late_pack else [pack16(s.e, p0[2 * i], p0[2 * i + 1], ck.dtype_p)
-                                                 for i in range(len(p0) // 2)]
+            a0 = f32_p(s, p0) if late_pack else _pack_p(s.e, p0, ck.dtype_p)
             s_next = []
         if late is None:
             c0 = c_input(s, init[pipe.acc])
@@ -4748,7 +4827,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
               "tmaps": [{"arg": o.arg, "rows": o.box_rows, "rank": o.rank, "box": o.box, "swizzle": o.row_bytes,
                          **({"rows_dim": o.rows_dim} if o.rows_dim >= 0 else {}),
                          **({"group_dim": o.group_dim, "group": o.group} if o.group_dim >= 0 else {}),
-                         **({"esize": o.esize} if o.esize != 2 else {})}  # (1: an e4m3 / e5m2 Q or K)
+                         **({"esize": o.esize} if o.esize != 2 else {}),  # (1: an e4m3 / e5m2 Q, K or V)
+                         **({"copy": KEY_MAJOR_COPY} if o.key_major_copy else {})}
                         for o in _tmap_operands(ck)],
               "guards": _stage_guards(ck, plan)}
     from tileorch.transforms.tileas.split_chains import GRID_SPLIT
