@@ -99,7 +99,7 @@ def _proofs(module):
     return [(r.ok, str(r.violation)) for r in (check(p) for p in extract(module))]
 
 
-@pytest.mark.parametrize("name", ["a45_short_d64", "a45_causal_d128"])
+@pytest.mark.parametrize("name", ["a45_short_d64", "a45_causal_d128", "a45_causal_bm128_d64"])
 def test_row_window_kernel_takes_the_tier_and_is_proved(name):
     """The chained kernel (remarks at Q's, K's and V's gathers), and ``tileorch check`` proves its pipelines with the
     zeroing of the rows past a window's end (generic stores, ``fence.proxy.async``, the warp group's named barrier)

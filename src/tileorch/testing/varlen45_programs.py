@@ -153,8 +153,10 @@ for _name, _k, _l, _h, _hk, _d, _dt, _notes in (
         ("a45_gqa_d64", a45_varlen_full, "mixed", 4, 2, 64, F16, "GQA 2:1 (KV head h // 2), non-causal"),
         ("a45_causal_d128", a45_varlen_causal, "mixed", 2, 2, 128, F16, "causal, head dim 128"),
         ("a45_causal_bf16_d64", a45_varlen_causal, "mixed", 2, 2, 64, BF16, "causal, bf16"),
-        ("a45_gqa_bf16_d128", a45_varlen_full, "short", 4, 1, 128, BF16, "MQA (one KV head), bf16, head dim 128")):
-    _reg(_name, _k, _l, _h, _hk, _d, _dt, notes=_notes)
+        ("a45_gqa_bf16_d128", a45_varlen_full, "short", 4, 1, 128, BF16, "MQA (one KV head), bf16, head dim 128"),
+        ("a45_causal_bm128_d64", a45_varlen_causal, "mixed", 2, 2, 64, F16,
+         "causal, 128-row query tiles (two consumer warp groups share each K / V stage)")):
+    _reg(_name, _k, _l, _h, _hk, _d, _dt, bm=128 if "bm128" in _name else 64, notes=_notes)
     WHICH[_name] = _l
 _reg("a45_strided_keys_d64", a45_varlen_strided_keys, "mixed", 2, 2, 64, path="simt", error="gathered",
      notes="keys at every other row: no contiguous box (refused at K's gather)")

@@ -1944,9 +1944,21 @@ class _Kernel:
         end: ``limit - x R``, ``x`` the tile's row index (``x_of`` of a consumer site), signed (<= 0: every row)."""
         site = self.site_of()
         x = site.low._i32(x_of(site))
-        lim = site.low._i32(site.low.scalar(op.row_limit))
+        lim = getattr(self, "window_limits", {}).get(id(op))
+        if lim is None:
+            lim = site.low._i32(site.low.scalar(op.row_limit))
         rel = site.e.v(arith.SubiOp(lim, site.e.mul_i(x, site.e.const(op.box_rows))))
         return self.splice(site.tmp, rel, f"{tag}_lim")
+
+    def hoist_window_limits(self) -> None:
+        """The K / V row windows' ends (:attr:`Operand.row_limit`, scalars of the instance: the sequence's bounds read
+        from global memory) evaluated once before the consumer loop (:meth:`window_rows` reads them there)."""
+        self.window_limits = {}
+        for op, tag in ((self.ck.b1, "b1"), (self.ck.b2, "b2")):
+            if op.row_limit is not None and id(op) not in self.window_limits:
+                site = self.site_of()
+                lim = site.low._i32(site.low.scalar(op.row_limit))
+                self.window_limits[id(op)] = self.splice(site.tmp, lim, f"{tag}_wlim")
 
     def zero_window(self, op: Operand, tile: SSAValue, rel: SSAValue, row0: int, nrows: int, tag: str) -> None:
         """Zero rows ``r >= rel`` (signed; rows ``row0 .. row0 + nrows - 1`` of ``op``'s tile at shared byte offset
@@ -3379,6 +3391,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     acc_k = plain_accumulator(ck) if masks else None
     body = ck.loop.body.blocks.first
     kb.wait_q()
+    kb.hoist_window_limits()
     if pingpong:
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
@@ -4454,13 +4467,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     next_s = settings.value(NEXT_S_ENV) if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
     if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None or ck.a0.gathered is not None
-                          or not next_s_fits(ck, pipe, plan) or pingpong):
+                          or ck.a0.row_limit is not None or not next_s_fits(ck, pipe, plan) or pingpong):
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
                       if pipe is None else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns "
                       "inside the consumer loop, not in the next instance's tail" if pingpong
                       else "the Q tile has a prologue (applied after its wait, not modelled in "
                       "the next instance's tail)" if ck.q_prologue is not None else "the query rows are gathered (read "
                       "by the consumers at the instance's own Q wait)" if ck.a0.gathered is not None
+                      else "the query rows are a row window (its rows past the window's end zeroed by the consumers "
+                      "at the instance's own Q wait)" if ck.a0.row_limit is not None
                       else f"the next instance's S "
                       f"({ck.sn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")

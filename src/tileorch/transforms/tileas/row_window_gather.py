@@ -48,7 +48,8 @@ from tileorch.dialects.nv_tileaa.ops import BlockTileOp, MakeMemrefOp, ReshapeOp
 from tileorch.dialects.nv_tileaa.pointer_ops import LoadOp, OffsetOp
 from tileorch.transforms.pass_kinds import ModuleTransform
 from tileorch.transforms.tileas.paged_gather import (_CASTS, _SPREAD, _argument_order, _const, _fits32,
-                                                     _function_argument, _i32, _owner, _strip, _terms, _zero_float)
+                                                     _erase_unused, _function_argument, _i32, _owner, _strip, _terms,
+                                                     _zero_float)
 from tileorch.transforms.tileas.scatter_row_store import _non_negative
 
 REMARK = ("{what} rows gathered at consecutive rows start + {s} + arange({rows}) under a row mask: a window of the array "
@@ -270,7 +271,10 @@ def _rewrite(ld: LoadOp, plan) -> str | None:
     said = format_error(ld, REMARK.format(what=what, s="s" if s is not None and _const(s) is None else
                                           (_const(s) if s is not None else 0), rows=r, cols=c), "remark")
     ld.results[0].replace_all_uses_with(out)
+    work = [x.owner for x in ld.operands if isinstance(x.owner, Operation)]
     rw.erase_op(ld)
+    if loop is not None:  # the index and mask tiles only the gather read (the consumers keep no per-row math)
+        _erase_unused(work, loop)
     return said
 
 
