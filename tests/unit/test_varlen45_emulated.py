@@ -32,7 +32,7 @@ ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if isinstance(s, tuple) and
                                                    s[1] == "bfloat16" else s for s in p.spec])
          for n, p in PROGRAMS.items() if any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
-QUICK = {"a45_short_d64"}
+QUICK = {"a45_short_d64", "a45_padded_keys_d64"}
 """The programs CI emulates (the rest with ``TILEORCH_EMULATE_ALL=1``)."""
 CHAINED = sorted(n for n, p in PROGRAMS.items() if p.path == "chained")
 
