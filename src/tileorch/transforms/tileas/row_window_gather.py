@@ -11,7 +11,8 @@ reads a contiguous box of ``BN`` rows at row ``start + j BN`` (TMA can load it a
 tensor map of the whole packed buffer); rows ``krow >= n`` belong to the next sequence and read as 0.  The analysis is
 of the gather's index, not of a program: matched (on ``nv_tileaa``, as ``convert-cudatile-to-tileaa`` lowers a
 bounds-checked gather) where ``%v = nv_tileaa.load offset(spread(%base), %lin) mask %m other 0`` is a 2-D ``[R, C]``
-tile whose token nothing reads and that a ``nv_tileaa.dot`` reads (through ``permute``), ``%lin`` the sum of
+tile whose token nothing reads and that a ``nv_tileaa.dot`` of a chain reads (through ``permute``; the dot in an
+``scf.for`` holding two dots or more: a one-dot GEMM's gathered A stays the GEMM tier's), ``%lin`` the sum of
 ``idx_k * stride_k`` over the array argument's dimensions in order (its own extents and strides), ``idx_0`` the rows
 ``start + t`` (``start`` a scalar spread, ``t = spread(s) + arange(R)``, ``s`` a non-negative multiple ``x R`` of the
 tile's rows: a constant, a program id or a loop index times ``R``), the last index ``arange(C)`` along the columns
@@ -107,10 +108,15 @@ def _tile_index(s: SSAValue, rows: int, emit) -> SSAValue | None:
 
 
 def _dotted(v: SSAValue) -> bool:
-    """A ``nv_tileaa.dot`` reads ``v`` (directly or through ``permute``)."""
+    """A ``nv_tileaa.dot`` of a chain reads ``v`` (directly or through ``permute``): the dot lies in an ``scf.for``
+    holding two dots or more (a one-dot GEMM's gathered A is the GEMM tier's: left alone)."""
     for u in v.uses:
         if u.operation.name == "nv_tileaa.dot" and u.index < 2:
-            return True
+            loop = u.operation.parent_op()
+            while loop is not None and not isinstance(loop, scf.ForOp):
+                loop = loop.parent_op()
+            if loop is not None and sum(o.name == "nv_tileaa.dot" for o in loop.walk()) >= 2:
+                return True
         if u.operation.name == "nv_tileaa.permute" and _dotted(u.operation.results[0]):
             return True
     return False
