@@ -32,7 +32,7 @@ ALL = bool(os.environ.get("TILEORCH_EMULATE_ALL"))
 TWINS = {f"{n}__f16": dataclasses.replace(p, spec=[(s[0], "float16", *s[2:]) if isinstance(s, tuple) and
                                                    s[1] == "bfloat16" else s for s in p.spec])
          for n, p in PROGRAMS.items() if any(isinstance(s, tuple) and s[1] == "bfloat16" for s in p.spec)}
-QUICK = {"a45_short_d64", "a45_padded_keys_d64"}
+QUICK = {"a45_short_d64", "a45_padded_keys_d64", "a45_no_exit_d64"}
 """The programs CI emulates (the rest with ``TILEORCH_EMULATE_ALL=1``)."""
 CHAINED = sorted(n for n, p in PROGRAMS.items() if p.path == "chained")
 
@@ -99,7 +99,7 @@ def _proofs(module):
     return [(r.ok, str(r.violation)) for r in (check(p) for p in extract(module))]
 
 
-@pytest.mark.parametrize("name", ["a45_short_d64", "a45_causal_d128", "a45_causal_bm128_d64"])
+@pytest.mark.parametrize("name", ["a45_short_d64", "a45_causal_d128", "a45_causal_bm128_d64", "a45_no_exit_d64"])
 def test_row_window_kernel_takes_the_tier_and_is_proved(name):
     """The chained kernel (remarks at Q's, K's and V's gathers), and ``tileorch check`` proves its pipelines with the
     zeroing of the rows past a window's end (generic stores, ``fence.proxy.async``, the warp group's named barrier)

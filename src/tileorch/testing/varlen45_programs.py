@@ -89,6 +89,36 @@ def a45_varlen_full(Q, K, V, CuSeq, Used, O, qk_scale: float, BM: C[int], BN: C[
 
 
 @ct.kernel
+def a45_varlen_no_exit(Q, K, V, CuSeq, Used, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int], G: C[int]):
+    """Non-causal without the early exit: a query tile past its sequence's end runs the key loop too (its rows all
+    past the end: the masked scatter stores none of them); no branch around the chain (a persistent kernel)."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    hk = h // G
+    start = ct.gather(CuSeq, b)
+    n = ct.gather(Used, b)
+    cols = ct.arange(D, dtype=ct.int32)[None, :]
+    qrow = qt * BM + ct.arange(BM, dtype=ct.int32)
+    qvalid = (qrow < n)[:, None]
+    q = ct.gather(Q, (start + qrow[:, None], h, cols), mask=qvalid, padding_value=0.0)
+    m_i = ct.full((BM, 1), -INF, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(n, BN)):
+        krow = j * BN + ct.arange(BN, dtype=ct.int32)
+        kvalid = (krow < n)[:, None]
+        k = ct.gather(K, (start + krow[:, None], hk, cols), mask=kvalid, padding_value=0.0)
+        v = ct.gather(V, (start + krow[:, None], hk, cols), mask=kvalid, padding_value=0.0)
+        s = ct.where(krow[None, :] < n, ct.matmul(q, k.transpose()) * qk_scale, -INF)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.scatter(O, (start + qrow[:, None], h, cols), (acc / l_i).astype(O.dtype), mask=qvalid)
+
+
+@ct.kernel
 def a45_varlen_padded_keys(Q, K, V, CuSeq, Used, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int], G: C[int]):
     """Non-causal with no key mask on the scores: the keys past a sequence's end are the gather's zero rows, each a
     score of 0 in the softmax (the sequence padded with zero keys and values to whole key tiles)."""
@@ -188,6 +218,8 @@ for _name, _k, _l, _h, _hk, _d, _dt, _notes in (
         ("a45_gqa_bf16_d128", a45_varlen_full, "short", 4, 1, 128, BF16, "MQA (one KV head), bf16, head dim 128"),
         ("a45_causal_bm128_d64", a45_varlen_causal, "mixed", 2, 2, 64, F16,
          "causal, 128-row query tiles (two consumer warp groups share each K / V stage)"),
+        ("a45_no_exit_d64", a45_varlen_no_exit, "short", 2, 2, 64, F16,
+         "non-causal, no early exit (a persistent kernel; empty sequences run no key tile)"),
         ("a45_padded_keys_d64", a45_varlen_padded_keys, "mixed", 2, 2, 64, F16,
          "no key mask: the zero keys past a sequence's end count in the softmax (K's zeroed rows matter)")):
     _reg(_name, _k, _l, _h, _hk, _d, _dt, bm=128 if "bm128" in _name else 64, notes=_notes)

@@ -4831,7 +4831,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             """The instance's chain, the release of its Q slot and its stores."""
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
-            if ck.q_prologue is not None or kb.q_regs or ck.a0.gathered is not None:  # rows in the slot
+            if ck.q_prologue is not None or kb.q_regs or ck.a0.gathered is not None or \
+                    ck.a0.row_limit is not None:  # rows in the slot (written or zeroed by the consumers)
                 kb.q_off = work.q_offset(slot)
             released = []
 
