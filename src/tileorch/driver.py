@@ -367,7 +367,8 @@ def _lower_tileaa_program(module: ModuleOp, ctx: Context, arch: str = "sm_90a", 
             column_loops = said.get("tileas-column-loop-to-tiles", [])
             split_loops -= len(column_loops)  # (a column loop becomes the grid's axis 1: no range of the K loop)
             rerolled = (while_loops + said.get("tileas-reroll-unrolled-loops", []) + guarded
-                        + said.get("tileas-paged-gather", []) + said.get("tileas-flatten-nested-k-loops", [])
+                        + said.get("tileas-paged-gather", []) + said.get("tileas-row-window-gather", [])
+                        + said.get("tileas-flatten-nested-k-loops", [])
                         + said.get("tileas-scatter-row-store", [])  # a row vector scattered: its tile store
                         + transposed
                         + said.get("tileas-fold-dot-accumulate", [])  # a 16-bit product accumulated unrounded in f32

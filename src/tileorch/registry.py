@@ -79,6 +79,7 @@ PASSES: dict[str, str] = {
     "tileas-guarded-k-loop": "tileorch.transforms.tileas.guarded_k_loop:GuardedKLoop",
     "tileas-scalar-tile-loads": "tileorch.transforms.tileas.scalar_tile_loads:ScalarTileLoads",
     "tileas-paged-gather": "tileorch.transforms.tileas.paged_gather:PagedGather",
+    "tileas-row-window-gather": "tileorch.transforms.tileas.row_window_gather:RowWindowGather",
     "tileas-scatter-row-store": "tileorch.transforms.tileas.scatter_row_store:ScatterRowStore",
     "tileas-transpose-computed-operand": "tileorch.transforms.tileas.transpose_computed_operand:TransposeComputedOperand",
     "tileas-flatten-nested-k-loops": "tileorch.transforms.tileas.flatten_nested_k_loops:FlattenNestedKLoops",

@@ -26,7 +26,8 @@ QUICK = {"a43_alibi_causal_d64", "a43_sink_state_d64", "a43_varlen_padded_tiles_
 """test_attnsweep43_emulated.py's CI programs: their compile there is the lowering read here
 (``lower_once_compiled``)."""
 PATH_IN_CI = QUICK | {n for n, p in PROGRAMS.items() if p.path != "chained"} | {"a43_bias_tile_d64",
-                                                                                 "a43_decode_split_sq1_d128"}
+                                                                                 "a43_decode_split_sq1_d128",
+                                                                                 "a43_varlen_gathered_d64"}
 """The programs whose path CI checks (every program with ``TILEORCH_EMULATE_ALL=1``)."""
 
 
@@ -97,16 +98,18 @@ def test_chained_launch_is_addressed_by_tensor_maps(name, monkeypatch):
     assert len(encoded) == len(prog.chained["tmaps"]) >= 3
 
 
-def test_varlen_gathered_is_refused_at_its_key_gather():
-    """Varlen with rows gathered at ``start + positions``: the chained kernel reads a gathered Q itself since session
-    44 (``chained_dots._Kernel.q_gather``), and puts O back by its ``ct.scatter``; the K / V tiles gathered at a
-    sequence's own rows are what it does not take (TMA has no row gather, and the rows past the sequence's end are
-    the next sequence's, not the gather's zeros).  The refusal names K's gather, not Q's (before: Q's line)."""
+def test_varlen_gathered_takes_the_chained_tier_by_row_windows():
+    """Varlen with rows gathered at ``start + positions`` under a row mask: Q, K and V are row windows of their packed
+    arrays (``tileas-row-window-gather``: one TMA tile at row ``start + j BN``, the rows past the sequence's end
+    zeroed in shared memory), O put back by its ``ct.scatter``; a located remark at each gather (sessions 43 and 44:
+    refused at K's gather, the SIMT path)."""
     import inspect
 
     p = PROGRAMS["a43_varlen_gathered_d64"]
     src, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
-    line = first + next(i for i, ln in enumerate(src) if "k = ct.gather(K" in ln)
     prog = _lowered("a43_varlen_gathered_d64")
-    refusals = [r for r in prog.remarks if "refused" in r]
-    assert any(r.startswith(f"{SOURCE}:{line}:") and "B's elements are gathered" in r for r in refusals), refusals
+    assert prog.kind == "chained", prog.remarks
+    for text, what in (("q = ct.gather(Q", "Q"), ("k = ct.gather(K", "K / V"), ("v = ct.gather(V", "K / V")):
+        line = first + next(i for i, ln in enumerate(src) if text in ln)
+        assert any(r.startswith(f"{SOURCE}:{line}:") and f"{what} rows gathered at consecutive rows" in r
+                   for r in prog.remarks), (text, prog.remarks)

@@ -38,15 +38,17 @@ def test_tier_pipeline_uses_registered_passes_in_order():
     # dot loop under a runtime if runs to select(test, ub, lb), an empty loop after a dot loop is dropped) and
     # a dot operand read through a general view order is loaded in the array's order and transposed; a
     # one-element tile load feeding a tile index becomes a scalar load, then a K / V tile gathered slot by slot from a
-    # paged cache becomes its pages' tile loads (tileas-paged-gather), a row vector scattered at consecutive,
+    # paged cache becomes its pages' tile loads (tileas-paged-gather), a dot operand gathered at consecutive rows
+    # under a row mask a row window's tile load (tileas-row-window-gather), a row vector scattered at consecutive,
     # tile-aligned indices its tile store (tileas-scatter-row-store); a transposed computed dot operand
     # is computed transposed; a loop over the output's column tiles after a K loop becomes program id 1 before the
     # one-dot rewrites (its kernel then has its second dot outside any loop); independent chains of one program
     # become programs of one chain right before that (tileas-split-chains: one top-level dot loop), and a loop
     # whose one dot is only reduced gets its unread second dot then (tileas-row-statistics-chain), and a loop over
     # the query heads sharing K / V runs two heads a chain (tileas-stack-query-heads) before its instances are made
-    assert names[:23] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
-                          "tileas-paged-gather", "tileas-scatter-row-store", "tileas-view-order-to-reshape",
+    assert names[:24] == ["tileas-while-to-for", "tileas-guarded-k-loop", "tileas-scalar-tile-loads",
+                          "tileas-paged-gather", "tileas-row-window-gather", "tileas-scatter-row-store",
+                          "tileas-view-order-to-reshape",
                           "tileas-transpose-computed-operand", "tileas-reroll-unrolled-loops", "tileas-flatten-nested-k-loops",
                           "tileas-split-chains", "tileas-row-statistics-chain", "tileas-stack-query-heads", "tileas-column-loop-to-tiles", "tileas-program-loop-to-tiles", "tileas-unpeel-k-loop",
                           "tileas-fold-dot-accumulate", "tileas-fold-tf32-operands", "tileas-fuse-split-loops",

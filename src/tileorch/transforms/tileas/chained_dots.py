@@ -644,6 +644,13 @@ class Operand:
     as a TMA box would write it; ``load`` is the gather's pointer-tile load, no tensor map, no TMA copy."""
     """The consumer loop's scalar ``i1`` choosing :attr:`first` (computed from the loop's iv and loop-invariant
     values by ``arith`` ops: the producer evaluates it at its own tile index)."""
+    row_start: SSAValue | None = None
+    """A row window of the array (``tileas-row-window-gather``: rows gathered at ``start + x R + arange(R)`` under a
+    row mask): the first row of the window, added to the TMA row coordinate (the tensor map is the whole
+    argument's)."""
+    row_limit: SSAValue | None = None
+    """The window's rows (its first extent): rows ``>= row_limit - x R`` of tile ``x`` are zeroed in shared memory
+    before a WGMMA reads them (:meth:`_Kernel.zero_window_rows`)."""
     parts: tuple = ()
     """The loads of the tile's next row blocks (a K / V tile of several pages joined by ``ct.cat``: each page its
     own TMA box at its own coordinate; ``load`` is the first): block ``p`` is ``box_rows`` rows at row
@@ -962,11 +969,17 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
     if arg is None:
         _fail(ld, f"{what} is not loaded from a kernel argument")
     why = argument_view_mismatch(kernel, ld.view)
+    window = None
     if why is not None:
-        _fail(ld, f"{what}'s view: {why}; the chained kernel reads it through a tensor map of the whole argument "
-                  "(not supported yet)")
+        from tileorch.transforms.tileas.row_window_gather import row_window
+
+        window = row_window(kernel, ld.view)
+        if window is None or window[0] != arg or rows_dim != 0 or swapped or group_dim >= 0:
+            _fail(ld, f"{what}'s view: {why}; the chained kernel reads it through a tensor map of the whole argument "
+                      "(not supported yet)")
     return Operand(ld, rows, cols, arg, swapped=swapped, rows_dim=rows_dim if rows_dim != len(shape) - 2 else -1,
-                   group_dim=group_dim, group=group), seen
+                   group_dim=group_dim, group=group, row_start=window and window[1],
+                   row_limit=window and window[2]), seen
 
 
 def _joined_operand(kernel: aa.FuncOp, dot: Operation, cat: Operation, seen: list[str], what: str,
@@ -1897,6 +1910,16 @@ class _Kernel:
         self.try_wait(*(self.q_wait or (self.qbar, self.small(0))), "Q tile full barrier")
         if self.ck.a0.gathered is not None:
             self.q_gather()
+        if self.ck.a0.row_limit is not None:  # a row window of Q: the warp group's rows past its end zeroed
+            op, e = self.ck.a0, self.e
+            rel = self.window_rows(op, lambda site: site.low.scalar(op.load.indices[op.view_dim(0)]), "qz")
+            rel = self.v(arith.SubiOp(rel, self.v(arith.MuliOp(self.wg, e.const(64)), "qz_r0")), "qz_rel")
+            tile = self.v(arith.AddiOp(self.v(arith.MuliOp(self.wg, e.const(64 * op.row_bytes)), "qz_rows"),
+                                       e.const(self.off["a0"])), "qz_b0")
+            if self.q_off is not None:
+                tile = self.v(arith.AddiOp(tile, self.q_off), "qz_b")
+            self.zero_window(op, tile, rel, 0, 64, "qz")
+            self.window_barrier("qz")
         if self.stagger_it is not None:  # TILEORCH_ATTN_STAGGER: the groups' first instance out of step
             emit_stagger(self.e, self.wg, self.stagger_it, stagger_cycles())
         pro = self.ck.q_prologue
@@ -1957,6 +1980,87 @@ class _Kernel:
         e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
         bar = self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), "qg_bar")
         e.add(nvvm.BarrierOp(bar, self.small(128)))
+
+    def window_rows(self, op: Operand, x_of: Callable[["_Site"], SSAValue], tag: str) -> SSAValue:
+        """The first row of ``op``'s tile (a row window's, :attr:`Operand.row_limit`) that lies past the window's
+        end: ``limit - x R``, ``x`` the tile's row index (``x_of`` of a consumer site), signed (<= 0: every row)."""
+        site = self.site_of()
+        x = site.low._i32(x_of(site))
+        lim = getattr(self, "window_limits", {}).get(id(op))
+        if lim is None:
+            lim = site.low._i32(site.low.scalar(op.row_limit))
+        rel = site.e.v(arith.SubiOp(lim, site.e.mul_i(x, site.e.const(op.box_rows))))
+        return self.splice(site.tmp, rel, f"{tag}_lim")
+
+    def hoist_window_limits(self) -> None:
+        """The K / V row windows' ends (:attr:`Operand.row_limit`, scalars of the instance: the sequence's bounds read
+        from global memory) evaluated once before the consumer loop (:meth:`window_rows` reads them there)."""
+        self.window_limits = {}
+        for op, tag in ((self.ck.b1, "b1"), (self.ck.b2, "b2")):
+            if op.row_limit is not None and id(op) not in self.window_limits:
+                site = self.site_of()
+                lim = site.low._i32(site.low.scalar(op.row_limit))
+                self.window_limits[id(op)] = self.splice(site.tmp, lim, f"{tag}_wlim")
+
+    def zero_window(self, op: Operand, tile: SSAValue, rel: SSAValue, row0: int, nrows: int, tag: str) -> None:
+        """Zero rows ``r >= rel`` (signed; rows ``row0 .. row0 + nrows - 1`` of ``op``'s tile at shared byte offset
+        ``tile``, as TMA wrote it: ``chunks`` boxes of ``rows`` rows of ``row_bytes``, the 128-byte swizzle
+        permuting 16-byte units inside a row only) when ``rel < row0 + nrows`` — the rows past a row window's end,
+        the next sequence's (or zero fill), which the program reads as 0.  The warp group's 128 threads, one 32-bit
+        word each per step, then ``fence.proxy.async.shared::cta``; the caller's :meth:`window_barrier` (the warp
+        group's named barrier) before its WGMMAs read the tile.  Each warp group zeroes every such row
+        itself (a K / V stage is read by all of them): a write it orders before its own read, the other groups'
+        writes of the same zeros."""
+        e = self.e
+        cond = self.v(cmpi(rel, e.const(row0 + nrows), "slt"), f"{tag}_part")
+
+        def then(t: Emitter) -> None:
+            with self.into(t.block):
+                e = self.e
+                lane = self.v(arith.RemUIOp(self.tid, self.small(128)), f"{tag}_t")
+                word = self.v(arith.MuliOp(lane, e.const(4)), f"{tag}_t4")
+                zero = e.const(0)
+                for w in range(nrows * op.row_bytes // 512):
+                    at = self.v(arith.AddiOp(word, e.const(row0 * op.row_bytes + 512 * w)), f"{tag}_w")
+                    row = self.v(arith.DivUIOp(at, e.const(op.row_bytes)), f"{tag}_r")
+                    past = self.v(cmpi(row, rel, "sge"), f"{tag}_past")
+                    for c in range(op.chunks):
+                        ptr = self.gep(self.v(arith.AddiOp(tile, self.v(arith.AddiOp(at, e.const(c * op.chunk_bytes)),
+                                                                         f"{tag}_o")), f"{tag}_a"), f"{tag}_p")
+                        _if(e, past, lambda s, ptr=ptr: s.store(zero, ptr))
+                e.add(nvvm.FenceProxyOp(nvvm.ProxyKind.ASYNC_SHARED, nvvm.SharedSpace.CTA))
+
+        _if(e, cond, then)
+
+    def window_barrier(self, tag: str) -> None:
+        """The warp group's named barrier :data:`Q_PROLOGUE_BARRIER` ``+ wg`` after :meth:`zero_window` (every time:
+        ``tileorch check`` reads a named barrier's guard only as a function of the warp group and the trip count,
+        and the zeroing's guard reads the window's end)."""
+        e = self.e
+        e.add(nvvm.BarrierOp(self.v(arith.AddiOp(self.wg, e.const(Q_PROLOGUE_BARRIER)), f"{tag}_bar"),
+                             self.small(128)))
+
+    def zero_stage_windows(self, j: SSAValue, st_l: SSAValue, tag: str) -> None:
+        """After the consumer's wait for tile ``j``'s full barrier (stage ``st_l``, i64): the K and V tiles of row
+        windows (:attr:`Operand.row_limit`) have their rows past the window's end zeroed (:meth:`zero_window`)."""
+        ck = self.ck
+        todo = [(op, base, stride) for op, base, stride in ((ck.b1, "b1", self.plan.b1_stride),
+                                                            (ck.b2, "b2", self.plan.b2_stride))
+                if op.row_limit is not None]
+        if not todo:
+            return
+        st = self.v(arith.TruncIOp(st_l, i32), f"{tag}_st")
+        for op, base, stride in todo:
+            def x_of(site, op=op):
+                loop = enclosing_for(op.load)
+                if loop is not None:
+                    site.low.scalars[loop.body.blocks.first.args[0]] = j
+                return site.low.scalar(op.load.indices[op.view_dim(0)])
+            rel = self.window_rows(op, x_of, f"{tag}{base}")
+            tile = self.v(arith.AddiOp(self.v(arith.MuliOp(st, self.e.const(stride)), f"{tag}{base}_so"),
+                                       self.e.const(self.off[base])), f"{tag}{base}_tile")
+            self.zero_window(op, tile, rel, 0, op.rows, f"{tag}{base}z")
+        self.window_barrier(tag)
 
     def load_q_fragment(self) -> list[list[SSAValue]]:
         """The thread's A-fragment registers of the current instance's Q tile (its slot: ``q_off``),
@@ -2069,11 +2173,13 @@ class _Kernel:
         descriptor)."""
         if self.ring is None:
             self.try_wait(self.bars["full"][0], self.small(0), "K/V ring full barrier of stage 0")
+            self.zero_stage_windows(self.small(0), self.v(arith.ExtUIOp(self.small(0), i64), "f0z_l"), "f0z")
             return None, self.db1_1
         st, ph = self.stage_index(self.small(0), "f0")
         self.try_wait(self.stage_barrier("f0b", "f0bar", st, self.off["full"])[1], ph, "K/V ring full barrier",
                       self.off["full"])
         st_l = self.v(arith.ExtUIOp(st, i64), "f0st_l")
+        self.zero_stage_windows(self.small(0), st_l, "f0z")
         return st_l, self.stage_address(st_l, self.b1_stage, self.db1_1, "f0_so", "f0db1")
 
     def ring_index(self, j: SSAValue, pre: str) -> SSAValue:
@@ -3172,6 +3278,19 @@ class _Site:
         return [self.at(v, h, None if width == 1 else g, j) for h, g, j in _frag_regs(width)]
 
 
+def kv_windows(ck: ChainedKernel) -> bool:
+    """A K or V tile is a row window (:attr:`Operand.row_limit`): the plain loop zeroes its rows past the window's end
+    after each full wait, then the warp group's named barrier (the pipelined loop, ping-pong: not with it)."""
+    return ck.b1.row_limit is not None or ck.b2.row_limit is not None
+
+
+WINDOW_REMARK = ("chained-dots tier (TMA + WGMMA): this {what} tile is a row window of the array (rows [start, start "
+                 "+ n)) loaded by TMA at row start + {x} of the whole array's tensor map; each consumer warp group "
+                 "zeroes {whose} rows past the window's end in shared memory (the next sequence's rows, or TMA's zero "
+                 "fill: any values, Inf and NaN too) where a tile straddles it, then fence.proxy.async and its named "
+                 "barrier{loop}")
+
+
 def _located_choices(ck: ChainedKernel) -> list[str]:
     """Remarks at the user's lines for the shapes the kernel takes by a choice of its own: a tile of
     :data:`PADDED_ROWS` rows (the WGMMA's M padded to 64), an accumulator tile stored transposed
@@ -3214,6 +3333,14 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
         from tileorch.transforms.tileas.fp8_promotion import chained_first_dot
 
         out.append(format_error(ck.dot1, chained_first_dot(ck.dtype, ck.d, ck.sn, ck.k_step), "remark"))
+    for op, what in ((ck.a0, "Q"), (ck.b1, "K"), (ck.b2, "V")):
+        if op.row_limit is not None:
+            loop = "" if what == "Q" else (" after every K / V full barrier wait; the key loop runs without overlap "
+                                           "(not the pipelined loop: its first tile's wait is under a guard the "
+                                           "checker does not read with a named barrier)")
+            out.append(format_error(op.load, WINDOW_REMARK.format(what=what, x="the tile's first row" if what == "Q"
+                                                                   else "j BN", whose="its" if what == "Q" else
+                                                                   "the stage's", loop=loop), "remark"))
     if ck.store_transposed:
         out.append(format_error(ck.store, f"chained-dots tier (TMA + WGMMA): this [{ck.dv}, {ck.rows}] tile is the "
                                           "accumulator tile transposed: each thread stores its elements at the tile's "
@@ -3320,6 +3447,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
     acc_k = plain_accumulator(ck) if masks else None
     body = ck.loop.body.blocks.first
     kb.wait_q()
+    kb.hoist_window_limits()
     if pingpong:
         pp_bar, pp_next, pp_has = kb.pingpong_before(n_tiles)
     threads = kb.ci[kb.plan.consumer_threads]
@@ -3346,6 +3474,7 @@ def _lower_plain_loop(kb: _Kernel, site_of, n_tiles: SSAValue, init_vals: list[S
             st, ph, st_l, fb_off0, fbar = kb.tile_stage(j, regs, "r")
             ebar = kb.gep(kb.v(arith.AddiOp(fb_off0, kb.ci[off["empty"]]), "eb_off"), "ebar")
             kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
+            kb.zero_stage_windows(j, st_l, "zw")
             if ck.b_prologue is not None and not k_ahead:  # K computed from its tile: in place, then the WGMMAs
                 kb.k_prologue(st_l)
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
@@ -3795,6 +3924,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         st_l = kb.v(arith.ExtUIOp(st, i64), "sa_st_l")
         _, fbar = kb.stage_barrier("safb", "sa_fbar", st, off["full"])
         kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
+        kb.zero_stage_windows(t, st_l, "saz")
         db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "sa_b1_so", "sa_db1")
         s_init = _s_init(kb, site_of, t, {}, "sa_init")
         kb.e.add(nvvm.WgmmaFenceAlignedOp())
@@ -3884,6 +4014,7 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
             _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
             kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
+            kb.zero_stage_windows(j, st_l, "zw")
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of tile j-1's B2 stage
             b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
@@ -4332,7 +4463,7 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
         _fail(ck.loop, f"the loop's range: {exc}")
     heavy = heavy_first_axis(ck.loop.ub) if rebased is None else None  # a rebased trip count: no order
     # a K prologue runs in the plain loop (every consumer thread transforms its rows of the stage)
-    pingpong = ck.tm // 64 == 2 and pingpong_enabled() and ck.b_prologue is None  # two consumer warp groups
+    pingpong = ck.tm // 64 == 2 and pingpong_enabled() and ck.b_prologue is None and not kv_windows(ck)  # two groups
     # no persistence with ping-pong's per-instance turns (=1): they are balanced per program instance, and
     # in a loop over instances warp group 1's first-turn arrive on barrier 1 for the next instance can meet
     # its last hand-over of this one before warp group 0 syncs: two arrivals of one group complete the
@@ -4401,7 +4532,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     name = (f"chained_dots_{ck.tm}x{ck.tn}x{ck.d}_{ck.dv}_{ck.dtype}" + (f"_{ck.dtype2}" if ck.dtype2 else "")
             + (f"_x{ck.k1}" if ck.k1 > 1 else "")
             + (f"_g{ck.row_groups}" if ck.row_groups else ""))
-    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None else None
+    pipe = pipelining(ck) if plan.stages >= PIPELINED_STAGES and ck.b_prologue is None and not kv_windows(ck) \
+        else None
     for pro, op, threads, rows in ((ck.q_prologue, ck.a0, 128, 64), (ck.b_prologue, ck.b1, plan.consumer_threads,
                                                                       ck.b1.rows)):
         per = threads // rows if rows else 0
@@ -4414,13 +4546,15 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
     next_s = settings.value(NEXT_S_ENV) if next_s_enabled() else "0"
     next_s_off = None  # why TILEORCH_ATTN_NEXT_S, asked for, is not applied
     if next_s != "0" and (not persistent or pipe is None or ck.q_prologue is not None or ck.a0.gathered is not None
-                          or not next_s_fits(ck, pipe, plan) or pingpong):
+                          or ck.a0.row_limit is not None or not next_s_fits(ck, pipe, plan) or pingpong):
         next_s_off = ("not a persistent kernel" if not persistent else "the consumer loop is not pipelined"
                       if pipe is None else "the warp groups' ping-pong (TILEORCH_ATTN_PINGPONG) hands its turns "
                       "inside the consumer loop, not in the next instance's tail" if pingpong
                       else "the Q tile has a prologue (applied after its wait, not modelled in "
                       "the next instance's tail)" if ck.q_prologue is not None else "the query rows are gathered (read "
                       "by the consumers at the instance's own Q wait)" if ck.a0.gathered is not None
+                      else "the query rows are a row window (its rows past the window's end zeroed by the consumers "
+                      "at the instance's own Q wait)" if ck.a0.row_limit is not None
                       else f"the next instance's S "
                       f"({ck.sn // 2} registers) beside the accumulator through the epilogue exceeds the consumer's "
                       "registers")
@@ -4551,6 +4685,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             idx = s.low._i32(s.low.scalar(load.indices[vd]))
             tile = ints(load.view.type.tile)[vd]
             at = idx if tile == 1 else s.e.mul_i(idx, s.e.const(tile))
+            if op.row_start is not None and dim == 0:  # a row window: its first row plus the tile's
+                at = s.e.add_i(s.low._i32(s.low.scalar(op.row_start)), at)
             if ck.row_groups and x == "a0" and dim == (op.rows_dim if op.rows_dim >= 0 else op.rank - 2):
                 at = s.e.add_i(at, s.e.mul_i(work.part, s.e.const(64)))  # the unit's first slice's rows
             out.append(kb.splice(s.tmp, at, f"{tag}_c{dim}"))
@@ -4774,7 +4910,8 @@ def lower_chained_kernel(ctx: Context, module: ModuleOp, kernel: aa.FuncOp) -> N
             """The instance's chain, the release of its Q slot and its stores."""
             kb.q_wait = (work.q_bar(slot), kb.v(arith.AndIOp(use, kb.small(1)), "q_ph"))
             kb.da_cur = work.q_descriptor(slot)
-            if ck.q_prologue is not None or kb.q_regs or ck.a0.gathered is not None:  # rows in the slot
+            if ck.q_prologue is not None or kb.q_regs or ck.a0.gathered is not None or \
+                    ck.a0.row_limit is not None:  # rows in the slot (written or zeroed by the consumers)
                 kb.q_off = work.q_offset(slot)
             released = []
 

@@ -21,6 +21,7 @@ TILEAS_PASSES = (
     "tileas-guarded-k-loop",
     "tileas-scalar-tile-loads",
     "tileas-paged-gather",
+    "tileas-row-window-gather",
     "tileas-scatter-row-store",
     "tileas-view-order-to-reshape",
     "tileas-transpose-computed-operand",
