@@ -889,6 +889,13 @@ _reg("s37_fmha_sample_causal_d128_bf16_tile128", s37_fmha_sample,
 _reg("s37_fmha_sample_d32_ragged", s37_fmha_sample,
      _bhsd(2, 2, 150, 150, 32) + [1 / math.sqrt(32), 0, 32, 2, 64, 64, 1, False, False], (3, 4),
      "the cuTile sample at head dim 32, non-causal, keys ragged (EVEN_K false)")
+_reg("s37_fmha_sample_gqa3_tile_n32", s37_fmha_sample,
+     _bhsd(1, 6, 100, 100, 64, hkv=2) + [1 / 8.0, 0, 64, 6, 64, 32, 3, True, False], (2, 6),
+     "the cuTile sample, GQA 3:1 (6 query heads on 2), 32-wide key tiles, causal, head dim 64")
+_reg("s37_causal_two_loops_bm64_bn128", s37_causal_two_loops,
+     _bhsd(2, 1, 330, 330, 64) + [1 / 8.0, 1, 64, 64, 128], (6, 2),
+     "causal in two loops with 64-row query tiles and 128-wide key tiles (an odd query tile's diagonal block starts "
+     "at its key tile's middle), head dim 64")
 _reg("s37_causal_two_loops_d128", s37_causal_two_loops,
      _bhsd(1, 2, 300, 300, 128) + [1 / math.sqrt(128), 2, 128, 128, 64], (3, 2),
      "causal as two loops (off-diagonal unmasked, diagonal masked), 1-D state, l_i from 1, 128-row tiles, head "
@@ -916,6 +923,9 @@ for _sq, _d, _sk in ((1, 256, 777), (3, 128, 600), (16, 64, 1000)):
     _reg(f"s37_decode_rows_{_sq}_d{_d}", s37_decode_rows_causal_offset,
          _bh3(4, _sq, _sk, _d) + [((4, _sq, _d), F16), scale2(_d), 16, 64, _d], (4,),
          f"decode with {_sq} query row(s) at a bottom-right causal offset over {_sk} keys, head dim {_d}")
+_reg("s37_decode_rows_1_keys_30_d128", s37_decode_rows_causal_offset,
+     _bh3(3, 1, 30, 128) + [((3, 1, 128), F16), scale2(128), 16, 64, 128], (3,),
+     "decode with one query row over 30 keys (less than one key tile), head dim 128")
 _reg("s37_gqa_group_in_grid_bshd_d64", s37_gqa_group_in_grid_bshd,
      [((2, 130, 4, 64), F16), ((2, 190, 1, 64), F16), ((2, 190, 1, 64), F16), ((2, 130, 4, 64), F16),
       scale2(64), 4, 64, 64, 64], (3, 4, 2), "MQA (4 query heads on one KV head) with the group in the grid, "
@@ -948,6 +958,10 @@ _reg("s37_dropout_keep_mask_d64", s37_dropout_keep_mask,
 _reg("s37_key_padding_mask_vector_d64", s37_key_padding_mask_vector,
      _bhsd(2, 2, 100, 180, 64)[:3] + [((2, 180), I32)] + _bhsd(2, 2, 100, 180, 64)[3:] + [scale2(64), 2, 64, 64, 64],
      (2, 4), "a [B, Sk] int32 key padding mask read as a vector per key step, Sq != Sk", outputs=(4,))
+_reg("s37_key_padding_mask_vector_d128_bm128", s37_key_padding_mask_vector,
+     _bhsd(2, 1, 200, 180, 128)[:3] + [((2, 180), I32)] + _bhsd(2, 1, 200, 180, 128)[3:] + [scale2(128), 1, 128, 64,
+                                                                                          128],
+     (2, 2), "the key padding vector with 128-row query tiles (two consumer warp groups), head dim 128", outputs=(4,))
 # outputs
 _reg("s37_returns_max_and_lse_d64", s37_returns_max_and_lse,
      _bh3(3, 140, 210, 64) + [((3, 140, 64), F16), ((3, 140), F32), ((3, 140), F32), 1 / 8.0, 64, 64, 64], (3, 3),
@@ -965,6 +979,12 @@ _reg("s37_mlp_gelu_chained_d128", s37_mlp_gelu_chained,
 _reg("s37_mlp_gelu_chained_bf16_d64", s37_mlp_gelu_chained,
      [((130, 64), BF16), ((64, 256), BF16), ((256, 64), BF16), ((130, 64), BF16), 64, 64, 64, 64], (3,),
      "gelu(X W1) W2 chained, bf16, D = DO = 64")
+_reg("s37_mlp_gelu_chained_d256_do128", s37_mlp_gelu_chained,
+     [((150, 256), F16), ((256, 192), F16), ((192, 128), F16), ((150, 128), F16), 64, 64, 256, 128], (3,),
+     "gelu(X W1) W2 chained with a 256-wide input (X tile 64 x 256), D != DO")
+_reg("s37_gated_mlp_chained_bm128", s37_gated_mlp_chained,
+     [((300, 64), F16), ((64, 256), F16), ((64, 256), F16), ((256, 64), F16), ((300, 64), F16), 128, 64, 64, 64],
+     (3,), "the gated MLP with 128-row tiles", outputs=(4,))
 _reg("s37_gated_mlp_chained_d64", s37_gated_mlp_chained,
      [((150, 64), F16), ((64, 192), F16), ((64, 192), F16), ((192, 64), F16), ((150, 64), F16), 64, 64, 64, 64],
      (3,), "(silu(X Wg) * X Wu) Wd chained over hidden chunks", outputs=(4,))
