@@ -204,10 +204,10 @@ def s37_causal_reversed_tiles(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H
 
 @ct.kernel
 def s37_k_permuted_load_hints(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H: ConstInt, TILE_M: ConstInt,
-                              TILE_N: ConstInt):
+                              TILE_N: ConstInt, K_TMA: ConstBool):
     """The K tile loaded ``[TILE_N, TILE_D]`` and turned by ``ct.permute(k, (1, 0))``, every load with the hints a
-    port tunes (``allow_tma=True``, ``latency=``); natural ``qk_scale`` folded; ``[B, H, S, D]``, non-causal, keys
-    ragged."""
+    port tunes (``allow_tma=``, ``latency=``; K's ``allow_tma`` the constant ``K_TMA``); natural ``qk_scale`` folded;
+    ``[B, H, S, D]``, non-causal, keys ragged."""
     bid_x = ct.bid(0)
     bid_y = ct.bid(1)
     batch_idx = bid_y // H
@@ -221,7 +221,7 @@ def s37_k_permuted_load_hints(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H
     k_seqlen = K.shape[2]
     for j in range(0, ct.cdiv(k_seqlen, TILE_N)):
         k = ct.load(K, index=(batch_idx, head_idx, j, 0), shape=(1, 1, TILE_N, TILE_D), padding_mode=ZERO,
-                    allow_tma=True, latency=3).reshape((TILE_N, TILE_D))
+                    allow_tma=K_TMA, latency=3).reshape((TILE_N, TILE_D))
         qk = ct.mma(q, ct.permute(k, (1, 0)), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
         offs_n = j * TILE_N + ct.arange(TILE_N, dtype=ct.int32)[None, :]
         qk = ct.where(offs_n < k_seqlen, qk * qk_scale, -math.inf)
@@ -904,8 +904,12 @@ _reg("s37_causal_reversed_tiles_d96", s37_causal_reversed_tiles,
      _bhsd(2, 2, 200, 200, 96) + [1 / math.sqrt(96), 128, 2, 64, 64, 4], (4, 4),
      "causal, query tiles launched last-first, K by order, head dim 96 in a 128-wide tile")
 _reg("s37_k_permuted_load_hints_d128", s37_k_permuted_load_hints,
-     _bhsd(2, 2, 140, 250, 128) + [1 / math.sqrt(128), 128, 2, 64, 64], (3, 4),
+     _bhsd(2, 2, 140, 250, 128) + [1 / math.sqrt(128), 128, 2, 64, 64, True], (3, 4),
      "K turned by ct.permute, allow_tma / latency hints on every load, head dim 128, Sq != Sk")
+_reg("s37_k_permuted_no_tma_on_k_d64", s37_k_permuted_load_hints,
+     _bhsd(1, 1, 64, 100, 64) + [1 / 8.0, 64, 1, 64, 64, False], (1, 1),
+     "the permuted-K program with K loaded allow_tma=False (TILE_D = 64): the chained tier refuses it at K's load "
+     "(a located warning; the SIMT path's mma.sync runs it)", path="simt", error="is not a TMA tile load")
 # layouts, lengths
 _reg("s37_k_stored_transposed_d160", s37_k_stored_transposed,
      [((4, 130, 160), F16), ((4, 160, 168), F16), ((4, 168, 160), F16), ((4, 130, 160), F16), scale2(160), 64, 64,
