@@ -612,6 +612,61 @@ def s37_key_padding_mask_vector(Q, K, V, KeyMask, O, qk_scale: float, H: ConstIn
     ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
 
 
+@ct.kernel
+def s37_matmul_operator_scores(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Scores by the ``@`` operator (``ct.matmul``: f16 in, the product returned as f16) then widened,
+    ``s = (q @ k^T).astype(f32) * qk_scale``, and ``P V`` by ``ct.mma`` into f32; ``[BH, S, D]``, keys ragged; log2
+    ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = (q @ ct.transpose(k)).astype(ct.float32) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s37_safe_softmax_guards(Q, K, V, KLen, O, qk_scale: float, H: ConstInt, BM: ConstInt, BN: ConstInt,
+                            D: ConstInt):
+    """FlashAttention-2's "safe" online softmax for rows that may see no key: ``alpha`` is 1 (and ``p`` 0) while
+    the running max is still ``-inf``, and O divides by ``l`` only where it is positive (a row with no key stores 0).
+    Per-batch key lengths (``KLen [B]``, a batch of length 0 included); ``[B, H, S, D]``; log2 ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    b = bh // H
+    h = bh % H
+    klen = ct.load(KLen, index=(b,), shape=(1,)).item()
+    q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(K.shape[2], BN)):
+        k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < klen, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        dead = m_new == -math.inf
+        p = ct.where(dead, 0.0, ct.exp2(s - m_new))
+        alpha = ct.where(dead, 1.0, ct.exp2(m_i - m_new))
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    o = ct.where(l_i > 0.0, acc / ct.where(l_i > 0.0, l_i, 1.0), 0.0)
+    ct.store(O, index=(b, h, qt, 0), tile=o.astype(O.dtype).reshape((1, 1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 
@@ -966,6 +1021,13 @@ _reg("s37_key_padding_mask_vector_d128_bm128", s37_key_padding_mask_vector,
      _bhsd(2, 1, 200, 180, 128)[:3] + [((2, 180), I32)] + _bhsd(2, 1, 200, 180, 128)[3:] + [scale2(128), 1, 128, 64,
                                                                                           128],
      (2, 2), "the key padding vector with 128-row query tiles (two consumer warp groups), head dim 128", outputs=(4,))
+_reg("s37_matmul_operator_scores_d64", s37_matmul_operator_scores,
+     _bh3(2, 130, 150, 64) + [((2, 130, 64), F16), scale2(64), 64, 64, 64], (3, 2),
+     "scores by the @ operator (an f16 product) widened to f32, head dim 64")
+_reg("s37_safe_softmax_guards_d64", s37_safe_softmax_guards,
+     _bhsd(3, 1, 100, 140, 64)[:3] + [((3,), I32)] + _bhsd(3, 1, 100, 140, 64)[3:] + [scale2(64), 1, 64, 64, 64],
+     (2, 3), "FA2's safe softmax (alpha 1 and p 0 while the max is -inf, O 0 where l is 0) with key lengths 140, 70 "
+     "and 0", outputs=(4,))
 # outputs
 _reg("s37_returns_max_and_lse_d64", s37_returns_max_and_lse,
      _bh3(3, 140, 210, 64) + [((3, 140, 64), F16), ((3, 140), F32), ((3, 140), F32), 1 / 8.0, 64, 64, 64], (3, 3),

@@ -75,6 +75,8 @@ def inputs(name: str, make: Callable, host: Callable) -> dict:
         x[3] = make(spec[3][0], spec[3][1])
     elif kern is P.s37_dropout_keep_mask:
         x[3] = host(keep_mask(spec[3][0]))
+    elif kern is P.s37_safe_softmax_guards:
+        x[3] = host(np.array([140, 70, 0], np.int32))
     elif kern is P.s37_key_padding_mask_vector:
         x[3] = host(key_padding(spec[3][0]))
     return x
@@ -161,6 +163,20 @@ def reference(name: str, x: dict) -> dict:
     if kern is P.s37_cross_attn_key_lengths:
         keep = np.arange(sk)[None, None, None, :] < np.asarray(x[3])[:, None, None, None]
         return {4: _attn(q, k, v, scale, keep)[0]}
+    if kern is P.s37_matmul_operator_scores:
+        # (``q @ k^T`` of f16 tiles is an f16 product: cuTile's matmul accumulates into an f16 tile)
+        raw = (q @ np.swapaxes(k, -1, -2)).astype(np.float16).astype(np.float64)
+        s = raw * scale
+        s = s - s.max(axis=-1, keepdims=True)
+        e = np.exp(s)
+        return {3: (e @ v) / e.sum(axis=-1, keepdims=True)}
+    if kern is P.s37_safe_softmax_guards:
+        lens = np.asarray(x[3])
+        keep = np.arange(sk)[None, None, None, :] < lens[:, None, None, None]
+        o = np.zeros(q.shape[:-1] + (v.shape[-1],))
+        live = lens > 0
+        o[live] = _attn(q[live], k[live], v[live], scale, keep[live])[0]
+        return {4: o}
     if kern is P.s37_key_padding_mask_vector:
         return {4: _attn(q, k, v, scale, np.asarray(x[3])[:, None, None, :] != 0)[0]}
     if kern is P.s37_decode_rows_causal_offset:
