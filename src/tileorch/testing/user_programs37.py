@@ -667,6 +667,85 @@ def s37_safe_softmax_guards(Q, K, V, KLen, O, qk_scale: float, H: ConstInt, BM: 
     ct.store(O, index=(b, h, qt, 0), tile=o.astype(O.dtype).reshape((1, 1, BM, D)))
 
 
+@ct.kernel
+def s37_v_stored_transposed(Q, K, Vt, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """V kept transposed in memory, ``Vt [BH, D, Sk]`` (the layout a fused QKV^T projection leaves), read as
+    ``[BN, D]`` tiles through ``order=(0, 2, 1)``; ``[BH, S, D]`` Q / K / O; log2 ``qk_scale``; keys ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(Vt, index=(bh, j, 0), shape=(1, BN, D), order=(0, 2, 1), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s37_per_query_temperature(Q, K, V, Tau, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """A temperature per query token (``Tau [BH, Sq]``, read once as a row vector before the key loop): ``s = q.k
+    qk_scale / tau``; ``[BH, S, D]``, causal; log2 ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    inv_tau = 1.0 / ct.load(Tau, index=(bh, qt), shape=(1, BM), padding_mode=ZERO).reshape((BM, 1))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale * inv_tau
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_keys_last_to_first(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The key tiles walked last-first (``range(n - 1, -1, -1)``: a port that wants the diagonal tile first under
+    causal); ``[BH, S, D]``, causal; -1e30 state; log2 ``qk_scale``.  cuTile's ``range`` takes positive steps only
+    (:data:`REJECTED_BY_CUTILE`)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -1.0e30, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    n = ct.cdiv(min((qt + 1) * BM, seq), BN)
+    for j in range(n - 1, -1, -1):
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 
@@ -1028,6 +1107,13 @@ _reg("s37_safe_softmax_guards_d64", s37_safe_softmax_guards,
      _bhsd(3, 1, 100, 140, 64)[:3] + [((3,), I32)] + _bhsd(3, 1, 100, 140, 64)[3:] + [scale2(64), 1, 64, 64, 64],
      (2, 3), "FA2's safe softmax (alpha 1 and p 0 while the max is -inf, O 0 where l is 0) with key lengths 140, 70 "
      "and 0", outputs=(4,))
+_reg("s37_v_stored_transposed_d64", s37_v_stored_transposed,
+     [((2, 130, 64), F16), ((2, 200, 64), F16), ((2, 64, 200), F16), ((2, 130, 64), F16), scale2(64), 64, 64, 64],
+     (3, 2), "V stored transposed [BH, D, Sk] read through order, head dim 64, Sq != Sk")
+_reg("s37_per_query_temperature_d64", s37_per_query_temperature,
+     _bh3(2, 150, 150, 64) + [((2, 152), F32), ((2, 150, 64), F16), scale2(64), 64, 64, 64], (3, 2),
+     "a temperature per query token read once as a row vector, causal (its rows padded to 152: 16-byte rows)",
+     outputs=(4,))
 # outputs
 _reg("s37_returns_max_and_lse_d64", s37_returns_max_and_lse,
      _bh3(3, 140, 210, 64) + [((3, 140, 64), F16), ((3, 140), F32), ((3, 140), F32), 1 / 8.0, 64, 64, 64], (3, 3),
@@ -1414,6 +1500,9 @@ REJECTED_BY_CUTILE = {
                                "Shapes are not broadcastable: (128, 64), (64, 128)", "s = ct.where(kpos <= qpos"),
     "fp8_p_with_f16_v": (bad_fp8_p_with_f16_v, [_Q3] * 4 + [64, 64, 64],
                          "got float8_e4m3fn float16", "acc = ct.mma(p, v, "),
+    "key_tiles_walked_last_to_first": (bad_keys_last_to_first, _bh3(2, 200, 200, 64) + [((2, 200, 64), F16),
+                                                                                         scale2(64), 64, 64, 64],
+                                       "Step must be positive, got -1", "for j in range(n - 1, -1, -1)"),
 }
 """Programs cuTile's front end refuses, with its error at the user's line."""
 

@@ -75,6 +75,8 @@ def inputs(name: str, make: Callable, host: Callable) -> dict:
         x[3] = make(spec[3][0], spec[3][1])
     elif kern is P.s37_dropout_keep_mask:
         x[3] = host(keep_mask(spec[3][0]))
+    elif kern is P.s37_per_query_temperature:
+        x[3] = host(np.random.default_rng(3746).uniform(0.5, 2.0, spec[3][0]).astype(np.float32))
     elif kern is P.s37_safe_softmax_guards:
         x[3] = host(np.array([140, 70, 0], np.int32))
     elif kern is P.s37_key_padding_mask_vector:
@@ -163,6 +165,11 @@ def reference(name: str, x: dict) -> dict:
     if kern is P.s37_cross_attn_key_lengths:
         keep = np.arange(sk)[None, None, None, :] < np.asarray(x[3])[:, None, None, None]
         return {4: _attn(q, k, v, scale, keep)[0]}
+    if kern is P.s37_v_stored_transposed:
+        return {3: _attn(q, k, np.swapaxes(v, -1, -2), scale)[0]}
+    if kern is P.s37_per_query_temperature:
+        tau = np.asarray(x[3], np.float64)[:, :sq, None]
+        return {4: _attn(q / tau, k, v, scale, _causal(sq, sk))[0]}
     if kern is P.s37_matmul_operator_scores:
         # (``q @ k^T`` of f16 tiles is an f16 product: cuTile's matmul accumulates into an f16 tile)
         raw = (q @ np.swapaxes(k, -1, -2)).astype(np.float16).astype(np.float64)
