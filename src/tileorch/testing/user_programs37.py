@@ -978,6 +978,21 @@ def s37_decode_linear_pre_and_post_activation(X, W, H, Y, tm: ConstInt, tn: Cons
     ct.store(Y, index=(0, bn), tile=(acc / (1.0 + ct.exp(-acc))).astype(Y.dtype))
 
 
+@ct.kernel
+def s37_linear_relu_linear_weights_nk(X, W1, W2, Y, BM: ConstInt, BK: ConstInt, N1: ConstInt, N2: ConstInt):
+    """Two ``nn.Linear`` layers in one kernel on a 1-D grid: ``Y = relu(X W1^T) W2^T`` with both weights stored
+    ``[out, in]`` and read through ``order=(1, 0)``; the first over a K loop, the second after it (its K = N1)."""
+    bm = ct.bid(0)
+    acc = ct.zeros((BM, N1), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], BK)):
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(BM, BK), padding_mode=ZERO),
+                     ct.load(W1, index=(k, 0), shape=(BK, N1), order=(1, 0), padding_mode=ZERO), acc)
+    hid = ct.maximum(acc, 0.0).astype(X.dtype)
+    w2 = ct.load(W2, index=(0, 0), shape=(N1, N2), order=(1, 0), padding_mode=ZERO)
+    y = ct.mma(hid, w2, ct.zeros((BM, N2), dtype=ct.float32))
+    ct.store(Y, index=(bm, 0), tile=y.astype(Y.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 FOLDS_LOG2 = {s37_fmha_sample, s37_causal_two_loops, s37_causal_reversed_tiles, s37_softcap_log2_causal,
@@ -1147,6 +1162,9 @@ _reg("s37_gemm_then_second_gemm", s37_gemm_then_second_gemm,
      [((130, 200), F16), ((200, 64), F16), ((64, 128), F16), ((130, 128), F16), 64, 64, 64, 128], (3,),
      "relu(X W1) over a K loop, then a second dot of K = 64 with W2 after the loop, a 1-D grid (session 45: the GEMM "
      "tier; refused before, 'the second dot's B is read at a column tile index other than program id 1')", path="gemm")
+_reg("s37_linear_relu_linear_weights_nk", s37_linear_relu_linear_weights_nk,
+     [((130, 200), F16), ((64, 200), F16), ((128, 64), F16), ((130, 128), F16), 64, 64, 64, 128], (3,),
+     "two nn.Linear layers ([out, in] weights read through order) chained on a 1-D grid", path="gemm")
 _reg("s37_low_rank_chain_r64", s37_low_rank_chain,
      [((150, 256), F16), ((256, 64), F16), ((64, 200), F16), ((150, 200), F16), 64, 64, 64, 64], (3, 4),
      "(X A) B with rank 64, the second dot after the K loop (the GEMM tier's epilogue dot)", path="gemm")
