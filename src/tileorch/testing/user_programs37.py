@@ -993,6 +993,20 @@ def s37_linear_relu_linear_weights_nk(X, W1, W2, Y, BM: ConstInt, BK: ConstInt, 
     ct.store(Y, index=(bm, 0), tile=y.astype(Y.dtype))
 
 
+@ct.kernel
+def s37_decode_two_layer_grid_over_n(X, W1, W2, Y, tm: ConstInt, tk: ConstInt, R: ConstInt, tn: ConstInt):
+    """A decode step through two layers: ``Y = relu(x W1) W2`` for 5 tokens in a 16-row tile, the grid over the
+    output's N tiles alone (``bn = ct.bid(0)``), the hidden ``x W1`` (R = 64) recomputed by each program."""
+    bn = ct.bid(0)
+    acc = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(0, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W1, index=(k, 0), shape=(tk, R), padding_mode=ZERO), acc)
+    y = ct.mma(ct.maximum(acc, 0.0).astype(X.dtype), ct.load(W2, index=(0, bn), shape=(R, tn), padding_mode=ZERO),
+               ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(0, bn), tile=y.astype(Y.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 FOLDS_LOG2 = {s37_fmha_sample, s37_causal_two_loops, s37_causal_reversed_tiles, s37_softcap_log2_causal,
@@ -1165,6 +1179,11 @@ _reg("s37_gemm_then_second_gemm", s37_gemm_then_second_gemm,
 _reg("s37_linear_relu_linear_weights_nk", s37_linear_relu_linear_weights_nk,
      [((130, 200), F16), ((64, 200), F16), ((128, 64), F16), ((130, 128), F16), 64, 64, 64, 128], (3,),
      "two nn.Linear layers ([out, in] weights read through order) chained on a 1-D grid", path="gemm")
+_reg("s37_decode_two_layer_grid_over_n", s37_decode_two_layer_grid_over_n,
+     [((5, 256), F16), ((256, 64), F16), ((64, 200), F16), ((5, 200), F16), 16, 64, 64, 64], (4,),
+     "a 5-token decode through two layers, the grid over N alone: refused by the GEMM tier at W2's load (its column "
+     "index is program id 0; the 16-row decode retile takes no second dot), the SIMT path's mma.sync",
+     path="simt", error="the second dot's B is read at a column tile index other than program id 1")
 _reg("s37_low_rank_chain_r64", s37_low_rank_chain,
      [((150, 256), F16), ((256, 64), F16), ((64, 200), F16), ((150, 200), F16), 64, 64, 64, 64], (3, 4),
      "(X A) B with rank 64, the second dot after the K loop (the GEMM tier's epilogue dot)", path="gemm")

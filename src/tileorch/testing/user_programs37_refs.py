@@ -52,7 +52,8 @@ def scale_of(name: str) -> float:
 
 
 _WEIGHTS = {P.s37_mlp_gelu_chained: (1, 2), P.s37_gated_mlp_chained: (1, 2, 3), P.s37_gemm_then_second_gemm: (1, 2),
-            P.s37_low_rank_chain: (1, 2), P.s37_linear_relu_linear_weights_nk: (1, 2), P.s37_batched_two_dot_shared_first_weight: (1, 2),
+            P.s37_low_rank_chain: (1, 2), P.s37_linear_relu_linear_weights_nk: (1, 2),
+            P.s37_decode_two_layer_grid_over_n: (1, 2), P.s37_batched_two_dot_shared_first_weight: (1, 2),
             P.s37_gemm_row_sum_over_n_tiles: (1,), P.s37_gemm_softmax_over_n: (1,),
             P.s37_lm_head_logsumexp_over_vocab: (1,), P.s37_decode_linear_pre_and_post_activation: (1,)}
 """The two-dot programs' weight arguments (scaled by ``1 / sqrt(rows)``)."""
@@ -119,6 +120,8 @@ def _two_dot(name: str, x: dict) -> dict:
         g, u = a[0] @ a[1], a[0] @ a[2]
         return {4: (g / (1.0 + np.exp(-g)) * u) @ a[3]}
     if kern is P.s37_gemm_then_second_gemm:
+        return {3: np.maximum(a[0] @ a[1], 0.0) @ a[2]}
+    if kern is P.s37_decode_two_layer_grid_over_n:
         return {3: np.maximum(a[0] @ a[1], 0.0) @ a[2]}
     if kern is P.s37_linear_relu_linear_weights_nk:
         return {3: np.maximum(a[0] @ a[1].T, 0.0) @ a[2].T}
