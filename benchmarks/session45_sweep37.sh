@@ -6,7 +6,7 @@
 # keep mask, key padding vector, max + LSE outputs, bf16 O + f32 LSE, d_qk 192 / d_v 128; MLP / gated-MLP chains,
 # an epilogue dot on a 1-D grid (new on the GEMM tier this session), low-rank chain, batched two-dot, GEMM + softmax,
 # LM-head LSE, row sums over N tiles) against its float64 numpy reference on ragged shapes (NaN-filled outputs and
-# tails; the path each launch ran checked against the table: 31 chained, 3 GEMM tier, 1 SIMT after a located
+# tails; the path each launch ran checked against the table: 42 chained, 5 GEMM tier, 3 SIMT after a located
 # refusal), the samples' forward against torch SDPA (fp32), and one at size (2 x 8 x 2048, d128, causal, bf16).
 # Expect: every test passed.
 # Output: $OUT/s45sweep37/s45sweep37_logs.tgz (sweep37_gpu.log: full pytest output, failures in full).

@@ -10,7 +10,8 @@ two-dot programs), through the shared skeletons of invalid_sweep_checks.py:
   into an f16 output, three indices for a 4-D array, the head dim as a run-time ``int``, ``K.shape[3]`` of a 3-D K,
   ``flush_to_zero`` from a run-time argument, ``padding_mode="zero"``, an int32 accumulator for f16 scores,
   ``ct.bid(3)``, the MLP's second weight loaded the input's width instead of the hidden chunk's, the causal mask
-  built transposed, fp8 P with f16 V: cuTile's own error at the user's line;
+  built transposed, fp8 P with f16 V, the key tiles walked last-first (a negative ``range`` step): cuTile's own
+  error at the user's line;
 * :data:`INVALID` -- a program cuTile accepts and tileorch cannot run (a whole short sequence's 256 x 512 f32 scores
   in one tile, no key loop): the located error at the user's line by the driver, ``tileorch compile`` (non-zero exit)
   and ``tileorch.cutile.launch`` (nothing launched);

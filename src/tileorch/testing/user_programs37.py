@@ -204,10 +204,10 @@ def s37_causal_reversed_tiles(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H
 
 @ct.kernel
 def s37_k_permuted_load_hints(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H: ConstInt, TILE_M: ConstInt,
-                              TILE_N: ConstInt):
+                              TILE_N: ConstInt, K_TMA: ConstBool):
     """The K tile loaded ``[TILE_N, TILE_D]`` and turned by ``ct.permute(k, (1, 0))``, every load with the hints a
-    port tunes (``allow_tma=True``, ``latency=``); natural ``qk_scale`` folded; ``[B, H, S, D]``, non-causal, keys
-    ragged."""
+    port tunes (``allow_tma=``, ``latency=``; K's ``allow_tma`` the constant ``K_TMA``); natural ``qk_scale`` folded;
+    ``[B, H, S, D]``, non-causal, keys ragged."""
     bid_x = ct.bid(0)
     bid_y = ct.bid(1)
     batch_idx = bid_y // H
@@ -221,7 +221,7 @@ def s37_k_permuted_load_hints(Q, K, V, Out, qk_scale: float, TILE_D: ConstInt, H
     k_seqlen = K.shape[2]
     for j in range(0, ct.cdiv(k_seqlen, TILE_N)):
         k = ct.load(K, index=(batch_idx, head_idx, j, 0), shape=(1, 1, TILE_N, TILE_D), padding_mode=ZERO,
-                    allow_tma=True, latency=3).reshape((TILE_N, TILE_D))
+                    allow_tma=K_TMA, latency=3).reshape((TILE_N, TILE_D))
         qk = ct.mma(q, ct.permute(k, (1, 0)), ct.full((TILE_M, TILE_N), 0.0, dtype=ct.float32))
         offs_n = j * TILE_N + ct.arange(TILE_N, dtype=ct.int32)[None, :]
         qk = ct.where(offs_n < k_seqlen, qk * qk_scale, -math.inf)
@@ -612,6 +612,140 @@ def s37_key_padding_mask_vector(Q, K, V, KeyMask, O, qk_scale: float, H: ConstIn
     ct.store(O, index=(b, h, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, 1, BM, D)))
 
 
+@ct.kernel
+def s37_matmul_operator_scores(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """Scores by the ``@`` operator (``ct.matmul``: f16 in, the product returned as f16) then widened,
+    ``s = (q @ k^T).astype(f32) * qk_scale``, and ``P V`` by ``ct.mma`` into f32; ``[BH, S, D]``, keys ragged; log2
+    ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = (q @ ct.transpose(k)).astype(ct.float32) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s37_safe_softmax_guards(Q, K, V, KLen, O, qk_scale: float, H: ConstInt, BM: ConstInt, BN: ConstInt,
+                            D: ConstInt):
+    """FlashAttention-2's "safe" online softmax for rows that may see no key: ``alpha`` is 1 (and ``p`` 0) while
+    the running max is still ``-inf``, and O divides by ``l`` only where it is positive (a row with no key stores 0).
+    Per-batch key lengths (``KLen [B]``, a batch of length 0 included); ``[B, H, S, D]``; log2 ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    b = bh // H
+    h = bh % H
+    klen = ct.load(KLen, index=(b,), shape=(1,)).item()
+    q = ct.load(Q, index=(b, h, qt, 0), shape=(1, 1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(K.shape[2], BN)):
+        k = ct.load(K, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < klen, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        dead = m_new == -math.inf
+        p = ct.where(dead, 0.0, ct.exp2(s - m_new))
+        alpha = ct.where(dead, 1.0, ct.exp2(m_i - m_new))
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(b, h, j, 0), shape=(1, 1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    o = ct.where(l_i > 0.0, acc / ct.where(l_i > 0.0, l_i, 1.0), 0.0)
+    ct.store(O, index=(b, h, qt, 0), tile=o.astype(O.dtype).reshape((1, 1, BM, D)))
+
+
+@ct.kernel
+def s37_v_stored_transposed(Q, K, Vt, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """V kept transposed in memory, ``Vt [BH, D, Sk]`` (the layout a fused QKV^T projection leaves), read as
+    ``[BN, D]`` tiles through ``order=(0, 2, 1)``; ``[BH, S, D]`` Q / K / O; log2 ``qk_scale``; keys ragged."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(seq, BN)):
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((j * BN + ct.arange(BN, dtype=ct.int32))[None, :] < seq, s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(Vt, index=(bh, j, 0), shape=(1, BN, D), order=(0, 2, 1), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(Q.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def s37_per_query_temperature(Q, K, V, Tau, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """A temperature per query token (``Tau [BH, Sq]``, read once as a row vector before the key loop): ``s = q.k
+    qk_scale / tau``; ``[BH, S, D]``, causal; log2 ``qk_scale``."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    inv_tau = 1.0 / ct.load(Tau, index=(bh, qt), shape=(1, BM), padding_mode=ZERO).reshape((BM, 1))
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -math.inf, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(ct.cdiv(min((qt + 1) * BM, seq), BN)):
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale * inv_tau
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
+@ct.kernel
+def bad_keys_last_to_first(Q, K, V, O, qk_scale: float, BM: ConstInt, BN: ConstInt, D: ConstInt):
+    """The key tiles walked last-first (``range(n - 1, -1, -1)``: a port that wants the diagonal tile first under
+    causal); ``[BH, S, D]``, causal; -1e30 state; log2 ``qk_scale``.  cuTile's ``range`` takes positive steps only
+    (:data:`REJECTED_BY_CUTILE`)."""
+    qt, bh = ct.bid(0), ct.bid(1)
+    seq = K.shape[1]
+    qpos = (qt * BM + ct.arange(BM, dtype=ct.int32))[:, None]
+    q = ct.load(Q, index=(bh, qt, 0), shape=(1, BM, D), padding_mode=ZERO).reshape((BM, D))
+    m_i = ct.full((BM, 1), -1.0e30, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    n = ct.cdiv(min((qt + 1) * BM, seq), BN)
+    for j in range(n - 1, -1, -1):
+        kpos = (j * BN + ct.arange(BN, dtype=ct.int32))[None, :]
+        k = ct.load(K, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        s = ct.mma(q, ct.transpose(k), ct.zeros((BM, BN), dtype=ct.float32)) * qk_scale
+        s = ct.where((kpos <= qpos) & (kpos < seq), s, -math.inf)
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        v = ct.load(V, index=(bh, j, 0), shape=(1, BN, D), padding_mode=ZERO).reshape((BN, D))
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.store(O, index=(bh, qt, 0), tile=(acc / l_i).astype(O.dtype).reshape((1, BM, D)))
+
+
 # ----------------------------------------------------------------------------------------------- outputs
 
 
@@ -844,6 +978,35 @@ def s37_decode_linear_pre_and_post_activation(X, W, H, Y, tm: ConstInt, tn: Cons
     ct.store(Y, index=(0, bn), tile=(acc / (1.0 + ct.exp(-acc))).astype(Y.dtype))
 
 
+@ct.kernel
+def s37_linear_relu_linear_weights_nk(X, W1, W2, Y, BM: ConstInt, BK: ConstInt, N1: ConstInt, N2: ConstInt):
+    """Two ``nn.Linear`` layers in one kernel on a 1-D grid: ``Y = relu(X W1^T) W2^T`` with both weights stored
+    ``[out, in]`` and read through ``order=(1, 0)``; the first over a K loop, the second after it (its K = N1)."""
+    bm = ct.bid(0)
+    acc = ct.zeros((BM, N1), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], BK)):
+        acc = ct.mma(ct.load(X, index=(bm, k), shape=(BM, BK), padding_mode=ZERO),
+                     ct.load(W1, index=(k, 0), shape=(BK, N1), order=(1, 0), padding_mode=ZERO), acc)
+    hid = ct.maximum(acc, 0.0).astype(X.dtype)
+    w2 = ct.load(W2, index=(0, 0), shape=(N1, N2), order=(1, 0), padding_mode=ZERO)
+    y = ct.mma(hid, w2, ct.zeros((BM, N2), dtype=ct.float32))
+    ct.store(Y, index=(bm, 0), tile=y.astype(Y.dtype))
+
+
+@ct.kernel
+def s37_decode_two_layer_grid_over_n(X, W1, W2, Y, tm: ConstInt, tk: ConstInt, R: ConstInt, tn: ConstInt):
+    """A decode step through two layers: ``Y = relu(x W1) W2`` for 5 tokens in a 16-row tile, the grid over the
+    output's N tiles alone (``bn = ct.bid(0)``), the hidden ``x W1`` (R = 64) recomputed by each program."""
+    bn = ct.bid(0)
+    acc = ct.zeros((tm, R), dtype=ct.float32)
+    for k in range(ct.cdiv(X.shape[1], tk)):
+        acc = ct.mma(ct.load(X, index=(0, k), shape=(tm, tk), padding_mode=ZERO),
+                     ct.load(W1, index=(k, 0), shape=(tk, R), padding_mode=ZERO), acc)
+    y = ct.mma(ct.maximum(acc, 0.0).astype(X.dtype), ct.load(W2, index=(0, bn), shape=(R, tn), padding_mode=ZERO),
+               ct.zeros((tm, tn), dtype=ct.float32))
+    ct.store(Y, index=(0, bn), tile=y.astype(Y.dtype))
+
+
 # ----------------------------------------------------------------------------------------------- the table
 
 FOLDS_LOG2 = {s37_fmha_sample, s37_causal_two_loops, s37_causal_reversed_tiles, s37_softcap_log2_causal,
@@ -889,6 +1052,13 @@ _reg("s37_fmha_sample_causal_d128_bf16_tile128", s37_fmha_sample,
 _reg("s37_fmha_sample_d32_ragged", s37_fmha_sample,
      _bhsd(2, 2, 150, 150, 32) + [1 / math.sqrt(32), 0, 32, 2, 64, 64, 1, False, False], (3, 4),
      "the cuTile sample at head dim 32, non-causal, keys ragged (EVEN_K false)")
+_reg("s37_fmha_sample_gqa3_tile_n32", s37_fmha_sample,
+     _bhsd(1, 6, 100, 100, 64, hkv=2) + [1 / 8.0, 0, 64, 6, 64, 32, 3, True, False], (2, 6),
+     "the cuTile sample, GQA 3:1 (6 query heads on 2), 32-wide key tiles, causal, head dim 64")
+_reg("s37_causal_two_loops_bm64_bn128", s37_causal_two_loops,
+     _bhsd(2, 1, 330, 330, 64) + [1 / 8.0, 1, 64, 64, 128], (6, 2),
+     "causal in two loops with 64-row query tiles and 128-wide key tiles (an odd query tile's diagonal block starts "
+     "at its key tile's middle), head dim 64")
 _reg("s37_causal_two_loops_d128", s37_causal_two_loops,
      _bhsd(1, 2, 300, 300, 128) + [1 / math.sqrt(128), 2, 128, 128, 64], (3, 2),
      "causal as two loops (off-diagonal unmasked, diagonal masked), 1-D state, l_i from 1, 128-row tiles, head "
@@ -897,8 +1067,12 @@ _reg("s37_causal_reversed_tiles_d96", s37_causal_reversed_tiles,
      _bhsd(2, 2, 200, 200, 96) + [1 / math.sqrt(96), 128, 2, 64, 64, 4], (4, 4),
      "causal, query tiles launched last-first, K by order, head dim 96 in a 128-wide tile")
 _reg("s37_k_permuted_load_hints_d128", s37_k_permuted_load_hints,
-     _bhsd(2, 2, 140, 250, 128) + [1 / math.sqrt(128), 128, 2, 64, 64], (3, 4),
+     _bhsd(2, 2, 140, 250, 128) + [1 / math.sqrt(128), 128, 2, 64, 64, True], (3, 4),
      "K turned by ct.permute, allow_tma / latency hints on every load, head dim 128, Sq != Sk")
+_reg("s37_k_permuted_no_tma_on_k_d64", s37_k_permuted_load_hints,
+     _bhsd(1, 1, 64, 100, 64) + [1 / 8.0, 64, 1, 64, 64, False], (1, 1),
+     "the permuted-K program with K loaded allow_tma=False (TILE_D = 64): the chained tier refuses it at K's load "
+     "(a located warning; the SIMT path's mma.sync runs it)", path="simt", error="is not a TMA tile load")
 # layouts, lengths
 _reg("s37_k_stored_transposed_d160", s37_k_stored_transposed,
      [((4, 130, 160), F16), ((4, 160, 168), F16), ((4, 168, 160), F16), ((4, 130, 160), F16), scale2(160), 64, 64,
@@ -916,6 +1090,9 @@ for _sq, _d, _sk in ((1, 256, 777), (3, 128, 600), (16, 64, 1000)):
     _reg(f"s37_decode_rows_{_sq}_d{_d}", s37_decode_rows_causal_offset,
          _bh3(4, _sq, _sk, _d) + [((4, _sq, _d), F16), scale2(_d), 16, 64, _d], (4,),
          f"decode with {_sq} query row(s) at a bottom-right causal offset over {_sk} keys, head dim {_d}")
+_reg("s37_decode_rows_1_keys_30_d128", s37_decode_rows_causal_offset,
+     _bh3(3, 1, 30, 128) + [((3, 1, 128), F16), scale2(128), 16, 64, 128], (3,),
+     "decode with one query row over 30 keys (less than one key tile), head dim 128")
 _reg("s37_gqa_group_in_grid_bshd_d64", s37_gqa_group_in_grid_bshd,
      [((2, 130, 4, 64), F16), ((2, 190, 1, 64), F16), ((2, 190, 1, 64), F16), ((2, 130, 4, 64), F16),
       scale2(64), 4, 64, 64, 64], (3, 4, 2), "MQA (4 query heads on one KV head) with the group in the grid, "
@@ -948,6 +1125,24 @@ _reg("s37_dropout_keep_mask_d64", s37_dropout_keep_mask,
 _reg("s37_key_padding_mask_vector_d64", s37_key_padding_mask_vector,
      _bhsd(2, 2, 100, 180, 64)[:3] + [((2, 180), I32)] + _bhsd(2, 2, 100, 180, 64)[3:] + [scale2(64), 2, 64, 64, 64],
      (2, 4), "a [B, Sk] int32 key padding mask read as a vector per key step, Sq != Sk", outputs=(4,))
+_reg("s37_key_padding_mask_vector_d128_bm128", s37_key_padding_mask_vector,
+     _bhsd(2, 1, 200, 180, 128)[:3] + [((2, 180), I32)] + _bhsd(2, 1, 200, 180, 128)[3:] + [scale2(128), 1, 128, 64,
+                                                                                          128],
+     (2, 2), "the key padding vector with 128-row query tiles (two consumer warp groups), head dim 128", outputs=(4,))
+_reg("s37_matmul_operator_scores_d64", s37_matmul_operator_scores,
+     _bh3(2, 130, 150, 64) + [((2, 130, 64), F16), scale2(64), 64, 64, 64], (3, 2),
+     "scores by the @ operator (an f16 product) widened to f32, head dim 64")
+_reg("s37_safe_softmax_guards_d64", s37_safe_softmax_guards,
+     _bhsd(3, 1, 100, 140, 64)[:3] + [((3,), I32)] + _bhsd(3, 1, 100, 140, 64)[3:] + [scale2(64), 1, 64, 64, 64],
+     (2, 3), "FA2's safe softmax (alpha 1 and p 0 while the max is -inf, O 0 where l is 0) with key lengths 140, 70 "
+     "and 0", outputs=(4,))
+_reg("s37_v_stored_transposed_d64", s37_v_stored_transposed,
+     [((2, 130, 64), F16), ((2, 200, 64), F16), ((2, 64, 200), F16), ((2, 130, 64), F16), scale2(64), 64, 64, 64],
+     (3, 2), "V stored transposed [BH, D, Sk] read through order, head dim 64, Sq != Sk")
+_reg("s37_per_query_temperature_d64", s37_per_query_temperature,
+     _bh3(2, 150, 150, 64) + [((2, 152), F32), ((2, 150, 64), F16), scale2(64), 64, 64, 64], (3, 2),
+     "a temperature per query token read once as a row vector, causal (its rows padded to 152: 16-byte rows)",
+     outputs=(4,))
 # outputs
 _reg("s37_returns_max_and_lse_d64", s37_returns_max_and_lse,
      _bh3(3, 140, 210, 64) + [((3, 140, 64), F16), ((3, 140), F32), ((3, 140), F32), 1 / 8.0, 64, 64, 64], (3, 3),
@@ -965,6 +1160,12 @@ _reg("s37_mlp_gelu_chained_d128", s37_mlp_gelu_chained,
 _reg("s37_mlp_gelu_chained_bf16_d64", s37_mlp_gelu_chained,
      [((130, 64), BF16), ((64, 256), BF16), ((256, 64), BF16), ((130, 64), BF16), 64, 64, 64, 64], (3,),
      "gelu(X W1) W2 chained, bf16, D = DO = 64")
+_reg("s37_mlp_gelu_chained_d256_do128", s37_mlp_gelu_chained,
+     [((150, 256), F16), ((256, 192), F16), ((192, 128), F16), ((150, 128), F16), 64, 64, 256, 128], (3,),
+     "gelu(X W1) W2 chained with a 256-wide input (X tile 64 x 256), D != DO")
+_reg("s37_gated_mlp_chained_bm128", s37_gated_mlp_chained,
+     [((300, 64), F16), ((64, 256), F16), ((64, 256), F16), ((256, 64), F16), ((300, 64), F16), 128, 64, 64, 64],
+     (3,), "the gated MLP with 128-row tiles", outputs=(4,))
 _reg("s37_gated_mlp_chained_d64", s37_gated_mlp_chained,
      [((150, 64), F16), ((64, 192), F16), ((64, 192), F16), ((192, 64), F16), ((150, 64), F16), 64, 64, 64, 64],
      (3,), "(silu(X Wg) * X Wu) Wd chained over hidden chunks", outputs=(4,))
@@ -975,6 +1176,14 @@ _reg("s37_gemm_then_second_gemm", s37_gemm_then_second_gemm,
      [((130, 200), F16), ((200, 64), F16), ((64, 128), F16), ((130, 128), F16), 64, 64, 64, 128], (3,),
      "relu(X W1) over a K loop, then a second dot of K = 64 with W2 after the loop, a 1-D grid (session 45: the GEMM "
      "tier; refused before, 'the second dot's B is read at a column tile index other than program id 1')", path="gemm")
+_reg("s37_linear_relu_linear_weights_nk", s37_linear_relu_linear_weights_nk,
+     [((130, 200), F16), ((64, 200), F16), ((128, 64), F16), ((130, 128), F16), 64, 64, 64, 128], (3,),
+     "two nn.Linear layers ([out, in] weights read through order) chained on a 1-D grid", path="gemm")
+_reg("s37_decode_two_layer_grid_over_n", s37_decode_two_layer_grid_over_n,
+     [((5, 256), F16), ((256, 64), F16), ((64, 200), F16), ((5, 200), F16), 16, 64, 64, 64], (4,),
+     "a 5-token decode through two layers, the grid over N alone: refused by the GEMM tier at W2's load (its column "
+     "index is program id 0; the 16-row decode retile takes no second dot), the SIMT path's mma.sync",
+     path="simt", error="the second dot's B is read at a column tile index other than program id 1")
 _reg("s37_low_rank_chain_r64", s37_low_rank_chain,
      [((150, 256), F16), ((256, 64), F16), ((64, 200), F16), ((150, 200), F16), 64, 64, 64, 64], (3, 4),
      "(X A) B with rank 64, the second dot after the K loop (the GEMM tier's epilogue dot)", path="gemm")
@@ -1328,6 +1537,9 @@ REJECTED_BY_CUTILE = {
                                "Shapes are not broadcastable: (128, 64), (64, 128)", "s = ct.where(kpos <= qpos"),
     "fp8_p_with_f16_v": (bad_fp8_p_with_f16_v, [_Q3] * 4 + [64, 64, 64],
                          "got float8_e4m3fn float16", "acc = ct.mma(p, v, "),
+    "key_tiles_walked_last_to_first": (bad_keys_last_to_first, _bh3(2, 200, 200, 64) + [((2, 200, 64), F16),
+                                                                                         scale2(64), 64, 64, 64],
+                                       "Step must be positive, got -1", "for j in range(n - 1, -1, -1)"),
 }
 """Programs cuTile's front end refuses, with its error at the user's line."""
 

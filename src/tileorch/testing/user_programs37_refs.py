@@ -52,7 +52,8 @@ def scale_of(name: str) -> float:
 
 
 _WEIGHTS = {P.s37_mlp_gelu_chained: (1, 2), P.s37_gated_mlp_chained: (1, 2, 3), P.s37_gemm_then_second_gemm: (1, 2),
-            P.s37_low_rank_chain: (1, 2), P.s37_batched_two_dot_shared_first_weight: (1, 2),
+            P.s37_low_rank_chain: (1, 2), P.s37_linear_relu_linear_weights_nk: (1, 2),
+            P.s37_decode_two_layer_grid_over_n: (1, 2), P.s37_batched_two_dot_shared_first_weight: (1, 2),
             P.s37_gemm_row_sum_over_n_tiles: (1,), P.s37_gemm_softmax_over_n: (1,),
             P.s37_lm_head_logsumexp_over_vocab: (1,), P.s37_decode_linear_pre_and_post_activation: (1,)}
 """The two-dot programs' weight arguments (scaled by ``1 / sqrt(rows)``)."""
@@ -75,6 +76,10 @@ def inputs(name: str, make: Callable, host: Callable) -> dict:
         x[3] = make(spec[3][0], spec[3][1])
     elif kern is P.s37_dropout_keep_mask:
         x[3] = host(keep_mask(spec[3][0]))
+    elif kern is P.s37_per_query_temperature:
+        x[3] = host(np.random.default_rng(3746).uniform(0.5, 2.0, spec[3][0]).astype(np.float32))
+    elif kern is P.s37_safe_softmax_guards:
+        x[3] = host(np.array([140, 70, 0], np.int32))
     elif kern is P.s37_key_padding_mask_vector:
         x[3] = host(key_padding(spec[3][0]))
     return x
@@ -116,6 +121,10 @@ def _two_dot(name: str, x: dict) -> dict:
         return {4: (g / (1.0 + np.exp(-g)) * u) @ a[3]}
     if kern is P.s37_gemm_then_second_gemm:
         return {3: np.maximum(a[0] @ a[1], 0.0) @ a[2]}
+    if kern is P.s37_decode_two_layer_grid_over_n:
+        return {3: np.maximum(a[0] @ a[1], 0.0) @ a[2]}
+    if kern is P.s37_linear_relu_linear_weights_nk:
+        return {3: np.maximum(a[0] @ a[1].T, 0.0) @ a[2].T}
     if kern is P.s37_low_rank_chain:
         return {3: (a[0] @ a[1]) @ a[2]}
     if kern is P.s37_batched_two_dot_shared_first_weight:
@@ -161,6 +170,25 @@ def reference(name: str, x: dict) -> dict:
     if kern is P.s37_cross_attn_key_lengths:
         keep = np.arange(sk)[None, None, None, :] < np.asarray(x[3])[:, None, None, None]
         return {4: _attn(q, k, v, scale, keep)[0]}
+    if kern is P.s37_v_stored_transposed:
+        return {3: _attn(q, k, np.swapaxes(v, -1, -2), scale)[0]}
+    if kern is P.s37_per_query_temperature:
+        tau = np.asarray(x[3], np.float64)[:, :sq, None]
+        return {4: _attn(q / tau, k, v, scale, _causal(sq, sk))[0]}
+    if kern is P.s37_matmul_operator_scores:
+        # (``q @ k^T`` of f16 tiles is an f16 product: cuTile's matmul accumulates into an f16 tile)
+        raw = (q @ np.swapaxes(k, -1, -2)).astype(np.float16).astype(np.float64)
+        s = raw * scale
+        s = s - s.max(axis=-1, keepdims=True)
+        e = np.exp(s)
+        return {3: (e @ v) / e.sum(axis=-1, keepdims=True)}
+    if kern is P.s37_safe_softmax_guards:
+        lens = np.asarray(x[3])
+        keep = np.arange(sk)[None, None, None, :] < lens[:, None, None, None]
+        o = np.zeros(q.shape[:-1] + (v.shape[-1],))
+        live = lens > 0
+        o[live] = _attn(q[live], k[live], v[live], scale, keep[live])[0]
+        return {4: o}
     if kern is P.s37_key_padding_mask_vector:
         return {4: _attn(q, k, v, scale, np.asarray(x[3])[:, None, None, :] != 0)[0]}
     if kern is P.s37_decode_rows_causal_offset:
