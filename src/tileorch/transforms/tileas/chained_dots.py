@@ -3281,7 +3281,8 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
         if op.row_limit is not None:
             loop = "" if what == "Q" else (" after every K / V full barrier wait; the key loop runs without overlap "
                                            "(not the pipelined loop: its first tile's wait is under a guard the "
-                                           "checker does not read with a named barrier)")
+                                           "checker does not read with a named barrier; nor the warp groups' "
+                                           "ping-pong, TILEORCH_ATTN_PINGPONG)")
             out.append(format_error(op.load, WINDOW_REMARK.format(what=what, x="the tile's first row" if what == "Q"
                                                                    else "j BN", whose="its" if what == "Q" else
                                                                    "the stage's", loop=loop), "remark"))
