@@ -137,3 +137,19 @@ def test_keys_not_at_consecutive_rows_stay_refused_at_their_gather():
     line = first + next(i for i, ln in enumerate(src) if "k = ct.gather(K" in ln)
     refusals = [r for r in prog.remarks if "refused" in r]
     assert any(r.startswith(f"{SOURCE}:{line}:") and "gathered" in r for r in refusals), list(prog.remarks)
+
+
+@pytest.mark.parametrize("name", ["a45_causal_bf16_d64", "a45_gqa_bf16_d128"])
+def test_bf16_programs_take_the_tier(name):
+    """The bf16 programs themselves (the emulator runs their f16 twins) lower to the chained kernel, bf16 WGMMAs, with
+    the row windows' remarks.  CI: the d64 one."""
+    if name != "a45_causal_bf16_d64" and not ALL:
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 lowers it")
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS[name]
+    prog = lower_once(cutile_bytecode(p.kernel, p.spec), name, arch="sm_90a")
+    assert prog.kind == "chained", list(prog.remarks)
+    assert sum("rows gathered at consecutive rows" in r for r in prog.remarks) == 3, list(prog.remarks)
+    assert prog.kernel.endswith("_bf16"), prog.kernel
