@@ -153,3 +153,22 @@ def test_bf16_programs_take_the_tier(name):
     assert prog.kind == "chained", list(prog.remarks)
     assert sum("rows gathered at consecutive rows" in r for r in prog.remarks) == 3, list(prog.remarks)
     assert prog.kernel.endswith("_bf16"), prog.kernel
+
+
+def test_a_padded_query_window_is_refused_at_its_gather():
+    """16-row query tiles (the WGMMA's 64 rows padded): the kernel zeroes a Q window's rows only in whole 64-row warp
+    group tiles, so the window is refused, located at Q's gather (the SIMT path), never zeroed at the wrong rows."""
+    import inspect
+
+    from tileorch.testing.compile_memo import lower_once
+    from tileorch.testing.export import cutile_bytecode
+
+    p = PROGRAMS["a45_full_d64"]
+    spec = list(p.spec)
+    spec[7] = 16  # BM
+    prog = lower_once(cutile_bytecode(p.kernel, spec), "a45_full_d64_bm16", arch="sm_90a")
+    assert prog.kind == "simt"
+    src, first = inspect.getsourcelines(p.kernel._annotated_function.pyfunc)
+    line = first + next(i for i, ln in enumerate(src) if "q = ct.gather(Q" in ln)
+    assert any(r.startswith(f"{SOURCE}:{line}:") and "is a row window of its array" in r and "padded" in r
+               for r in prog.remarks), list(prog.remarks)
