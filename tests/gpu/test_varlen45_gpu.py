@@ -35,17 +35,21 @@ def test_varlen_on_the_gpu(name):
     t[3], t[4] = torch.from_numpy(x[3]).cuda(), torch.from_numpy(x[4]).cuda()
     args = run(name, t)
     out = args[5]
-    h, hk = t[0].shape[1], t[1].shape[1]
+    h, hk = t[0].shape[1], t[1].shape[-2]
     owned = torch.zeros(out.shape[0], dtype=torch.bool, device=out.device)
     causal = p.kernel is a45_varlen_causal
-    for (n, _), a in zip(LENS[WHICH[name]], cu_seqlens(LENS[WHICH[name]])[:-1].tolist()):
+    for bi, ((n, _), a) in enumerate(zip(LENS[WHICH[name]], cu_seqlens(LENS[WHICH[name]])[:-1].tolist())):
         if not n:
             continue
         owned[a:a + n] = True
         q = t[0][a:a + n].transpose(0, 1).float()
         step = 2 if name == "a45_strided_keys_d64" else 1  # (its keys: every other row of the sequence)
-        k = t[1][a:a + n:step].transpose(0, 1).float().repeat_interleave(h // hk, 0)
-        v = t[2][a:a + n:step].transpose(0, 1).float().repeat_interleave(h // hk, 0)
+        rows = (lambda x: x[bi]) if t[1].dim() == 4 else (lambda x: x[a:a + n:step])  # a dense context: batch bi's
+        k = rows(t[1]).transpose(0, 1).float().repeat_interleave(h // hk, 0)
+        v = rows(t[2]).transpose(0, 1).float().repeat_interleave(h // hk, 0)
+        if name == "a45_padded_keys_d64":  # no key mask: the zero keys / values to whole 64-key tiles count
+            pad = -(-n // 64) * 64 - n
+            k, v = (torch.cat([x, x.new_zeros(x.shape[0], pad, x.shape[2])], 1) for x in (k, v))
         ref = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal,
                                                                scale=p.spec[6] / 1.4426950408889634)
         got = out[a:a + n].transpose(0, 1)

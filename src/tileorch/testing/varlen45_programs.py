@@ -119,6 +119,36 @@ def a45_varlen_no_exit(Q, K, V, CuSeq, Used, O, qk_scale: float, BM: C[int], BN:
 
 
 @ct.kernel
+def a45_varlen_q_dense_kv(Q, K, V, CuSeq, Used, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int], G: C[int]):
+    """Packed query rows (gathered at ``start + positions``) against a dense ``[B, S, H, D]`` context read by
+    ``ct.load`` tiles (cross attention of varlen queries to one padded context per batch): Q alone a row window, K / V
+    by TMA as before (the pipelined loop)."""
+    qt, h, b = ct.bid(0), ct.bid(1), ct.bid(2)
+    start = ct.gather(CuSeq, b)
+    n = ct.gather(Used, b)
+    if qt * BM >= n:
+        return
+    cols = ct.arange(D, dtype=ct.int32)[None, :]
+    qrow = qt * BM + ct.arange(BM, dtype=ct.int32)
+    qvalid = (qrow < n)[:, None]
+    q = ct.gather(Q, (start + qrow[:, None], h, cols), mask=qvalid, padding_value=0.0)
+    m_i = ct.full((BM, 1), -INF, dtype=ct.float32)
+    l_i = ct.zeros((BM, 1), dtype=ct.float32)
+    acc = ct.zeros((BM, D), dtype=ct.float32)
+    for j in range(K.shape[1] // BN):
+        k = ct.load(K, index=(b, j, h // G, 0), shape=(1, BN, 1, D)).reshape((BN, D))
+        v = ct.load(V, index=(b, j, h // G, 0), shape=(1, BN, 1, D)).reshape((BN, D))
+        s = ct.matmul(q, k.transpose()) * qk_scale
+        m_new = ct.maximum(m_i, ct.max(s, axis=1, keepdims=True))
+        p = ct.exp2(s - m_new)
+        alpha = ct.exp2(m_i - m_new)
+        l_i = l_i * alpha + ct.sum(p, axis=1, keepdims=True)
+        acc = ct.mma(p.astype(V.dtype), v, acc * alpha)
+        m_i = m_new
+    ct.scatter(O, (start + qrow[:, None], h, cols), (acc / l_i).astype(O.dtype), mask=qvalid)
+
+
+@ct.kernel
 def a45_varlen_padded_keys(Q, K, V, CuSeq, Used, O, qk_scale: float, BM: C[int], BN: C[int], D: C[int], G: C[int]):
     """Non-causal with no key mask on the scores: the keys past a sequence's end are the gather's zero rows, each a
     score of 0 in the softmax (the sequence padded with zero keys and values to whole key tiles)."""
@@ -224,6 +254,13 @@ for _name, _k, _l, _h, _hk, _d, _dt, _notes in (
          "no key mask: the zero keys past a sequence's end count in the softmax (K's zeroed rows matter)")):
     _reg(_name, _k, _l, _h, _hk, _d, _dt, bm=128 if "bm128" in _name else 64, notes=_notes)
     WHICH[_name] = _l
+_SKV = 256
+"""The dense context's keys (``a45_q_dense_kv``)."""
+_qspec, _qgrid = _spec(LENS["short"], 2, 2, 64)
+_qspec[1] = _qspec[2] = ((len(LENS["short"]), _SKV, 2, 64), F16)
+_add("a45_q_dense_kv_d64", a45_varlen_q_dense_kv, _qspec, _qgrid, "chained", notes="varlen queries (a row window) "
+     "against a dense [B, 256, H, D] context (K / V by ct.load: the pipelined loop)", outputs=(5,))
+WHICH["a45_q_dense_kv_d64"] = "short"
 _reg("a45_strided_keys_d64", a45_varlen_strided_keys, "mixed", 2, 2, 64, path="simt", error="gathered",
      notes="keys at every other row: no contiguous box (refused at K's gather)")
 WHICH["a45_strided_keys_d64"] = "mixed"
@@ -240,7 +277,8 @@ def inputs(name: str, make) -> dict:
     for (n, gap), a in zip(lens, cu[:-1].tolist()):
         for r in range(a + n, a + n + gap):
             for i in range(3):
-                x[i][r] = POISON[r % 3]
+                if x[i].ndim == 3:  # (a packed [T, H, D] array; a dense context has no unused rows)
+                    x[i][r] = POISON[r % 3]
     x[3], x[4] = cu, used(lens)
     return x
 
@@ -257,14 +295,17 @@ def reference(name: str, x: dict) -> np.ndarray:
     """O in float64, NaN in every row no sequence uses (the kernel writes only its sequences' rows)."""
     p, lens = PROGRAMS[name], LENS[WHICH[name]]
     q, k, v = (np.asarray(x[i], np.float64) for i in range(3))
-    h, hk = q.shape[1], k.shape[1]
+    h, hk = q.shape[1], k.shape[-2]
     scale = p.spec[6] / LOG2E  # natural units
     causal = p.kernel is a45_varlen_causal
     out = np.full(q.shape, np.nan)
-    for (n, _), a in zip(lens, cu_seqlens(lens)[:-1].tolist()):
+    for bi, ((n, _), a) in enumerate(zip(lens, cu_seqlens(lens)[:-1].tolist())):
         pad = -(-n // 64) * 64 - n if p.kernel is a45_varlen_padded_keys else 0  # zero keys / values to whole tiles
         for hh in range(h):
-            if n:
+            if n and p.kernel is a45_varlen_q_dense_kv:  # the batch's whole dense context, every key
+                out[a:a + n, hh] = _attn(q[a:a + n, hh], k[bi, :, hh // (h // hk)], v[bi, :, hh // (h // hk)], scale,
+                                         False)
+            elif n:
                 kk = np.concatenate([k[a:a + n, hh // (h // hk)], np.zeros((pad, k.shape[2]))])
                 vv = np.concatenate([v[a:a + n, hh // (h // hk)], np.zeros((pad, v.shape[2]))])
                 out[a:a + n, hh] = _attn(q[a:a + n, hh], kk, vv, scale, causal)

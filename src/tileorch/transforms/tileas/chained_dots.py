@@ -650,7 +650,7 @@ class Operand:
     argument's)."""
     row_limit: SSAValue | None = None
     """The window's rows (its first extent): rows ``>= row_limit - x R`` of tile ``x`` are zeroed in shared memory
-    before a WGMMA reads them (:meth:`_Kernel.zero_window_rows`)."""
+    before a WGMMA reads them (:meth:`_Kernel.zero_stage_windows`, the plain loop; Q: :meth:`_Kernel.wait_q`)."""
     parts: tuple = ()
     """The loads of the tile's next row blocks (a K / V tile of several pages joined by ``ct.cat``: each page its
     own TMA box at its own coordinate; ``load`` is the first): block ``p`` is ``box_rows`` rows at row
@@ -1471,7 +1471,30 @@ def analyze_chained_dots(kernel: aa.FuncOp) -> ChainedKernel:
         _several_seconds(ck, [*others, b2], seconds)
     if ck.k1 > 1 and len(seconds) == 1:  # several second dots: _several_seconds's budget
         _first_dots_fit(ck)
+    _check_windows(ck, [*others] if len(seconds) > 1 else [])
     return ck
+
+
+def _check_windows(ck: ChainedKernel, others: list) -> None:
+    """Row windows (:attr:`Operand.row_limit`, ``tileas-row-window-gather``) where the kernel zeroes their rows past the
+    end: Q (not split into row groups, not a padded tile), the one K tile of the stage and its V tile; a located
+    refusal at the window's load elsewhere (a joined or chosen tile, several first dots' tiles, several second dots'
+    B tiles, a gathered Q beside them)."""
+    what = {id(ck.a0): "the first dot's A (Q)", id(ck.b1): "the first dot's B (K)", id(ck.b2): "the second dot's B (V)"}
+    for op in (ck.a0, ck.b1, ck.b2, *ck.a0s, *ck.b1s, *others):
+        if op.row_limit is None:
+            continue
+        why = ("its tile is joined from parts or chosen by a select" if op.parts or op.first is not None else
+               "the kernel has several first dots' tiles" if ck.k1 > 1 or len(ck.b1s) > 1 or ck.own_a else
+               "the kernel has several second dots' B tiles" if others else
+               "the Q tile is split into row groups" if op is ck.a0 and ck.row_groups else
+               f"the {ck.tile_rows}-row Q tile is padded to the WGMMA's 64 rows" if op is ck.a0 and ck.tile_rows else
+               "it is not Q, K or V of one chain" if id(op) not in what else None)
+        if why is not None:
+            _fail(op.load, f"{what.get(id(op), 'this operand')} is a row window of its array (rows gathered at start + "
+                           f"positions under a row mask, tileas-row-window-gather) where {why}: the chained kernel "
+                           "zeroes the rows past a window's end only in the Q tile and the stage's one K and V tiles "
+                           "(not supported yet)")
 
 
 def _other_second(kernel: aa.FuncOp, sd: Operation, d2: Operation, loop: scf.ForOp, tn: int, dv: int) -> Operand:
@@ -2173,13 +2196,11 @@ class _Kernel:
         descriptor)."""
         if self.ring is None:
             self.try_wait(self.bars["full"][0], self.small(0), "K/V ring full barrier of stage 0")
-            self.zero_stage_windows(self.small(0), self.v(arith.ExtUIOp(self.small(0), i64), "f0z_l"), "f0z")
             return None, self.db1_1
         st, ph = self.stage_index(self.small(0), "f0")
         self.try_wait(self.stage_barrier("f0b", "f0bar", st, self.off["full"])[1], ph, "K/V ring full barrier",
                       self.off["full"])
         st_l = self.v(arith.ExtUIOp(st, i64), "f0st_l")
-        self.zero_stage_windows(self.small(0), st_l, "f0z")
         return st_l, self.stage_address(st_l, self.b1_stage, self.db1_1, "f0_so", "f0db1")
 
     def ring_index(self, j: SSAValue, pre: str) -> SSAValue:
@@ -3337,7 +3358,8 @@ def _located_choices(ck: ChainedKernel) -> list[str]:
         if op.row_limit is not None:
             loop = "" if what == "Q" else (" after every K / V full barrier wait; the key loop runs without overlap "
                                            "(not the pipelined loop: its first tile's wait is under a guard the "
-                                           "checker does not read with a named barrier)")
+                                           "checker does not read with a named barrier; nor the warp groups' "
+                                           "ping-pong, TILEORCH_ATTN_PINGPONG)")
             out.append(format_error(op.load, WINDOW_REMARK.format(what=what, x="the tile's first row" if what == "Q"
                                                                    else "j BN", whose="its" if what == "Q" else
                                                                    "the stage's", loop=loop), "remark"))
@@ -3924,7 +3946,6 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
         st_l = kb.v(arith.ExtUIOp(st, i64), "sa_st_l")
         _, fbar = kb.stage_barrier("safb", "sa_fbar", st, off["full"])
         kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
-        kb.zero_stage_windows(t, st_l, "saz")
         db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "sa_b1_so", "sa_db1")
         s_init = _s_init(kb, site_of, t, {}, "sa_init")
         kb.e.add(nvvm.WgmmaFenceAlignedOp())
@@ -4014,7 +4035,6 @@ def _lower_pipelined_loop(kb: _Kernel, pipe: Pipelining, site_of, n_tiles: SSAVa
             stp_l = kb.v(arith.ExtUIOp(stp, i64), "stp_l")
             _, ebar = kb.stage_barrier("eb", "ebar", stp, off["empty"])
             kb.try_wait(fbar, ph, "K/V ring full barrier (consumer)", kb.off["full"])
-            kb.zero_stage_windows(j, st_l, "zw")
             db1 = kb.stage_address(st_l, kb.b1_stage, kb.db1_1, "b1_so", "db1")
             # 16-byte units of tile j-1's B2 stage
             b2_addr = kb.stage_address(stp_l, kb.b2_stage, kb.sbase2, "b2_so", "b2_addr")
