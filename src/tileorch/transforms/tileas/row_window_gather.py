@@ -49,7 +49,7 @@ from tileorch.dialects.nv_tileaa.ops import BlockTileOp, MakeMemrefOp, ReshapeOp
 from tileorch.dialects.nv_tileaa.pointer_ops import LoadOp, OffsetOp
 from tileorch.transforms.pass_kinds import ModuleTransform
 from tileorch.transforms.tileas.paged_gather import (_CASTS, _SPREAD, _argument_order, _const, _fits32,
-                                                     _erase_unused, _function_argument, _i32, _owner, _strip, _terms,
+                                                     _erase_unused, _i32, _owner, _strip, _terms,
                                                      _zero_float)
 from tileorch.transforms.tileas.scatter_row_store import _non_negative
 
@@ -247,7 +247,6 @@ def _rewrite(ld: LoadOp, plan) -> str | None:
     x = _tile_index(s, r, inside) if s is not None else inside(arith.ConstantOp(IntegerAttr(0, i32))).result
     if x is None:
         return None
-    ptr = _function_argument(base)
     ext = [_i32(_strip(e, ("nv_tileaa.assume", *_CASTS, *_SPREAD)), outside) for _, e, _ in dims]
     st32 = _i32(start, outside)
     zero = outside(arith.ConstantOp(IntegerAttr(0, i32))).result
