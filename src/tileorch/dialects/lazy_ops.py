@@ -14,8 +14,9 @@ would set on it: ``get_irdl_definition``, ``traits``, ``verify_``, ``parse`` and
 op with an ``assembly_format``) and each field (operand, result, region, successor, attribute, property: every
 class-dictionary entry ``OpDef.from_pyrdl`` reads as one).  The first read of any of them, on the class or on an
 op (an op made in any way, ``Op(...)``, ``Op.create``, the parser, reads ``get_irdl_definition`` in
-``IRDLOperation.__post_init__``; the parser reads ``Op.parse``, ``has_trait`` ``Op.traits``), runs :func:`define`: the class's dictionary is put back as it was written (its bases
-defined first, as they were when it was written), then xDSL's own ``irdl_op_definition`` runs on it: the class
+``IRDLOperation.__post_init__``; the parser reads ``Op.parse``, ``has_trait`` ``Op.traits``), runs :func:`define`:
+the class's dictionary is put back as it was written (its bases defined first, as they were when it was
+written), then xDSL's own ``irdl_op_definition`` runs on it: the class
 is then exactly what the eager decorator makes, and what the definition rejects (``PyRDLOpDefinitionError``) is
 raised at that first use.  :func:`define_all` defines every pending class (tests/unit/test_lazy_ops.py does, for
 every dialect the registry lists, so each definition is still checked).
