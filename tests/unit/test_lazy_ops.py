@@ -160,3 +160,34 @@ def test_cutlass_common_rules_reach_ops_defined_late():
     assert not lazy_ops.pending(lazy)
     lazy_ops.define_all()
     assert all(op.verify_._cutlass_common is op for ops in FAMILIES.values() for op in ops)
+
+
+def test_ops_made_in_two_threads_at_once_wait_for_their_class_definition():
+    """Two threads making the first ops of a class together (thread switches forced every microsecond): the one
+    that comes while the other defines the class waits for the definition (``get_irdl_definition`` stays pending
+    until the definition replaces it), and both build complete ops."""
+    import sys
+    import threading
+
+    def make(cls, out):
+        try:
+            block = Block(arg_types=[i32])
+            out.append(cls.create(operands=[block.args[0]], result_types=[i32]).x is block.args[0])
+        except Exception as exc:  # noqa: BLE001 - collected for the assertion
+            out.append(exc)
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for i in range(40):
+            cls = irdl_op_definition(type(f"ThreadOp{i}", (IRDLOperation,), {
+                "name": f"test_lazy_ops.thread{i}", "x": operand_def(Attribute), "r": result_def(Attribute)}))
+            out: list = []
+            threads = [threading.Thread(target=make, args=(cls, out)) for _ in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert out == [True, True], (i, out)
+    finally:
+        sys.setswitchinterval(old)

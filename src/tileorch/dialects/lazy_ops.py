@@ -28,6 +28,7 @@ defined already).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from types import FunctionType
 
@@ -44,18 +45,24 @@ _PENDING: dict[type, tuple[dict[str, object], frozenset[str]]] = {}
 """Each class not defined yet -> (the entries of its dictionary that :class:`_Pending` descriptors replaced
 (``_MISSING``: none was there), the names its dictionary had then)."""
 _HOOKS: dict[type, list[Callable[[type], None]]] = {}
+_LOCK = threading.RLock()
 
 
-class _Pending:
-    """Stands for the attribute ``name`` of the op class ``owner`` until that class is defined."""
+class _Pending(property):
+    """Stands for the attribute ``name`` of the op class ``owner`` until that class is defined (a ``property``:
+    ``OpDef.from_pyrdl`` passes over it, so ``get_irdl_definition``'s stays in place while the class is defined
+    and an op made meanwhile in another thread waits for the definition in :func:`define`)."""
 
     __slots__ = ("owner", "name")
 
     def __init__(self, owner: type, name: str) -> None:
+        super().__init__()
         self.owner, self.name = owner, name
 
     def __get__(self, obj, objtype=None):
         define(self.owner)
+        if self.owner.__dict__.get(self.name) is self:  # (read by its own definition: not an op class's)
+            raise RuntimeError(f"{self.owner.__name__}.{self.name} read while the class is defined")
         return getattr(obj, self.name) if obj is not None else getattr(objtype or self.owner, self.name)
 
     def __repr__(self) -> str:
@@ -97,6 +104,11 @@ def define(cls: type) -> type:
     """Make ``cls``'s definition now (its bases' first) if it is still pending; ``cls``.  What was set on the
     class since it was decorated (a format program a class method caches on it) is set again after the
     definition, as it was set after the eager one."""
+    with _LOCK:  # (one definition at a time; a thread that reads a pending name meanwhile waits here)
+        return _define(cls)
+
+
+def _define(cls: type) -> type:
     entry = _PENDING.pop(cls, None)
     if entry is None:
         return cls
@@ -109,6 +121,8 @@ def define(cls: type) -> type:
     for name in later:
         delattr(cls, name)
     for name, value in saved.items():
+        if name == "get_irdl_definition" and value is _MISSING:
+            continue  # (replaced by the definition's, last)
         if value is _MISSING:
             delattr(cls, name)
         else:
@@ -122,6 +136,8 @@ def define(cls: type) -> type:
         for name, value in later.items():
             setattr(cls, name, value)
         raise
+    if isinstance(cls.__dict__.get("get_irdl_definition"), _Pending):  # (xDSL's decorator sets it: not reached)
+        delattr(cls, "get_irdl_definition")
     for name, value in later.items():
         setattr(cls, name, value)
     for hook in _HOOKS.pop(cls, ()):
