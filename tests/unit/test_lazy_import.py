@@ -348,7 +348,7 @@ def test_a_gemm_compile_does_not_define_the_simt_lowering():
 def test_a_gemm_compile_defines_the_op_classes_it_builds_only():
     """A GEMM through the TileAS tier and the backend's lowering (``tileorch gemm --compile``'s compile, to LLVM IR
     here) makes the IRDL definitions of the op classes it builds and leaves the others' to their first use
-    (:mod:`tileorch.dialects.lazy_ops`; issue 22: ~216 of the 388 classes the compile imports, 4% of the
+    (:mod:`tileorch.dialects.lazy_ops`; issue 22: ~216 of the 388 classes the compile imports, 3.5% of the
     instructions of ``tileorch gemm --compile``):
     the tile IR's casts, concatenation and slices (``nv_tileaa.tile_ops``) and the llvm dialect's floating-point
     remainder among them."""
