@@ -27,6 +27,8 @@ from __future__ import annotations
 import xdsl.irdl.declarative_assembly_format as _daf
 from xdsl.utils.exceptions import ParseError, PyRDLOpDefinitionError
 
+import tileorch.dialects.lazy_ops  # noqa: F401  (op definitions made on first use too, from here on)
+
 _XDSL_FROM_STR = _daf.FormatProgram.from_str
 _PENDING: list[LazyFormatProgram] = []
 """Every program made since :func:`install` whose format has not been parsed yet (pruned by

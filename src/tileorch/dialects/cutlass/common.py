@@ -102,7 +102,14 @@ def check_integer_properties(op: Operation) -> None:
 
 
 def install(op_type: type) -> None:
-    """Run the common rules after ``op_type``'s own verifier (once per class)."""
+    """Run the common rules after ``op_type``'s own verifier (once per class), from its definition on (an op
+    class defined on first use, :mod:`tileorch.dialects.lazy_ops`, gets them then)."""
+    from tileorch.dialects.lazy_ops import when_defined
+
+    when_defined(op_type, _install)
+
+
+def _install(op_type: type) -> None:
     inner = op_type.verify_
     if getattr(inner, "_cutlass_common", None) is op_type:
         return
