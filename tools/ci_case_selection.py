@@ -271,7 +271,10 @@ def cmd_select(ns) -> None:
     tests_arcs = {t: a for t, a in per.items() if t}
     dropped = greedy_drop(tests_arcs, cpu, eligible)
     rounds = []
-    for _ in range(ns.rounds):
+    missing, extra = set(), set()
+    if not dropped:
+        print(f"{ns.group}: no test to drop (each eligible test covers an arc no other test covers)")
+    for _ in range(ns.rounds if dropped else 0):  # nothing dropped: the subset is the group, nothing to verify
         db = os.path.join(ns.work, f"{ns.group}.subset{len(rounds)}.db")
         sub = run_measured(db, meta["files"], dropped)
         _, sub_union = arcs_by_test(db)

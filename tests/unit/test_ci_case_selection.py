@@ -72,6 +72,20 @@ def test_a_cheap_failed_or_property_test_is_never_eligible(tool):
     assert tool.greedy_drop(arcs, cpu, eligible) == []
 
 
+def test_a_group_with_nothing_to_drop_gets_no_verify_run(tool, tmp_path, monkeypatch):
+    """Every eligible test covers an arc of its own: the subset is the whole group, so no second run under
+    coverage (a sweep of such programs, e.g. user_sweep32: one ~4 min run saved); the selection still written."""
+    full = {"cpu": {"a": 2.0, "b": 3.0}, "outcome": {"a": "passed", "b": "passed"}}
+    (tmp_path / "g.json").write_text(json.dumps({"files": ["f.py"], "full": full, "commit": "x"}))
+    monkeypatch.setattr(tool, "arcs_by_test", lambda db: ({"a": {1, 2}, "b": {2, 3}}, {1, 2, 3}))
+    runs = []
+    monkeypatch.setattr(tool, "run_measured", lambda *args: runs.append(args))
+    tool.cmd_select(SimpleNamespace(work=str(tmp_path), group="g", cpu_log=None, min_cpu=0.5, rounds=3))
+    sel = json.loads((tmp_path / "g.json").read_text())["selection"]
+    assert runs == [] and sel["dropped"] == [] and sel["rounds"] == [] and sel["missing"] == []
+    assert sel["cases_after"] == sel["cases_before"] == 2
+
+
 def test_the_verify_run_deselects_whole_node_ids_only(tool):
     """pytest's ``--deselect`` matches prefixes: dropping ``test_mask`` must not take ``test_mask_bm128`` out of the
     verify run (attention_programs2: the subset then missed the arcs only the longer-named test covers)."""
