@@ -86,6 +86,18 @@ def test_a_group_with_nothing_to_drop_gets_no_verify_run(tool, tmp_path, monkeyp
     assert sel["cases_after"] == sel["cases_before"] == 2
 
 
+def test_a_test_bound_from_a_helpers_factory_is_eligible_unless_it_runs_hypothesis(tool):
+    """Sweeps 25 on bind their compile tests from dot_sweep_checks.dot_sweep_compile_tests (no ``def`` in the test
+    file): looked up in the folder's helpers, they are eligible (until session 45 every one counted as a property
+    test: user_sweep32's coverage selection found 1 eligible test of 140); a property test of this file stays one,
+    and a name defined nowhere stays ineligible."""
+    dot = "tests/unit/test_user_sweep32_compile.py::test_a_dot_takes_its_path_and_says_so[gemm_row_bias_vector]"
+    assert not tool._uses_hypothesis(dot)
+    assert tool._uses_hypothesis("tests/unit/test_ci_case_selection.py::test_the_kept_tests_cover_every_arc_of_the_group")
+    assert not tool._uses_hypothesis("tests/unit/test_ci_case_selection.py::test_the_heaviest_of_two_equal_tests_is_dropped")
+    assert tool._uses_hypothesis("tests/unit/test_user_sweep32_compile.py::test_no_such_function_anywhere")
+
+
 def test_the_verify_run_deselects_whole_node_ids_only(tool):
     """pytest's ``--deselect`` matches prefixes: dropping ``test_mask`` must not take ``test_mask_bm128`` out of the
     verify run (attention_programs2: the subset then missed the arcs only the longer-named test covers)."""
