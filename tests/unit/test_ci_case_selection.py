@@ -93,8 +93,9 @@ def test_a_test_bound_from_a_helpers_factory_is_eligible_unless_it_runs_hypothes
     and a name defined nowhere stays ineligible."""
     dot = "tests/unit/test_user_sweep32_compile.py::test_a_dot_takes_its_path_and_says_so[gemm_row_bias_vector]"
     assert not tool._uses_hypothesis(dot)
-    assert tool._uses_hypothesis("tests/unit/test_ci_case_selection.py::test_the_kept_tests_cover_every_arc_of_the_group")
-    assert not tool._uses_hypothesis("tests/unit/test_ci_case_selection.py::test_the_heaviest_of_two_equal_tests_is_dropped")
+    here = "tests/unit/test_ci_case_selection.py::"
+    assert tool._uses_hypothesis(here + "test_the_kept_tests_cover_every_arc_of_the_group")
+    assert not tool._uses_hypothesis(here + "test_the_heaviest_of_two_equal_tests_is_dropped")
     assert tool._uses_hypothesis("tests/unit/test_user_sweep32_compile.py::test_no_such_function_anywhere")
 
 
