@@ -175,7 +175,7 @@ LONGEST_FIRST = (
     "unit/test_user_sweep21_interp.py",  # 29.1: sweep (interp 22.8, compile 3.7, emulated 2.6)
     "unit/test_user_sweep23_interp.py",  # 28.5: sweep (interp 7.8, compile 19.3, emulated 1.4)
     "unit/test_review28_programs.py",  # 27.9
-    "unit/test_chained_schedule.py",  # 26.8
+    "unit/test_chained_schedule.py",  # ~23.3: 26.8 x 0.87 (session 45 CI subset: -n 0 CPU 15.81 -> 13.74 s, 12 -> 10)
     "unit/test_user_sweep12_interp.py",  # 26.6: sweep (interp 25.1, compile 1.6)
     "unit/test_cover29_compile.py",  # 26.4
     "unit/test_row_bulk_fill_emulated.py",  # 25.1
@@ -189,11 +189,11 @@ LONGEST_FIRST = (
     "unit/test_attnzoo32_compile.py",  # 23.0
     "unit/test_attnzoo30_emulated.py",  # 22.1
     "unit/test_prefetch_depth.py",  # 21.5
-    "unit/test_chained_kv_ahead.py",  # 20.8
-    "unit/test_retile192_emulated.py",  # 20.7
+    "unit/test_chained_kv_ahead.py",  # ~15.0: 20.8 x 0.72 (session 45 CI subset: -n 0 CPU 14.56 -> 10.48 s, 10 -> 9)
+    "unit/test_retile192_emulated.py",  # ~15.3: 20.7 x 0.74 (session 45 CI subset: -n 0 CPU 19.00 -> 14.06 s, 18 -> 17)
     "unit/test_gemm_epilogue_dot.py",  # ~13.9: 20.7 x 0.67 (session 44 CI subset: -n 0 CPU 15.28 -> 10.28 s, 44 -> 32)
     "unit/test_compile_memo.py",  # 20.3
-    "unit/test_chained_variants.py",  # 20.1
+    "unit/test_chained_variants.py",  # ~13.6: 20.1 x 0.68 (session 45 CI subset: -n 0 CPU 14.67 -> 9.90 s, 21 -> 15)
     "unit/test_chained_pingpong_kernel.py",  # 19.4
     "unit/test_chained_narrow.py",  # 19.2
     "unit/test_review26_lora.py",  # 18.9

@@ -109,6 +109,18 @@ def assert_spills_as_listed(name: str, compile_fn, listed=frozenset()) -> None:
     assert bool(result.spill_warnings()) == (name in listed), (name, name in listed, result.summary())
 
 
+def assert_assembles_without_spills(name: str, compile_fn, allowed=frozenset()) -> None:
+    """Program ``name``'s PTX (``compile_fn(name).ptx``) assembles with ptxas (sm_90a) without a spill warning, unless
+    ``allowed`` names it (then it may spill or not); skips without ptxas.  :func:`spilled_programs` ``<= allowed`` one
+    program at a time (a test of its own: CI-sized subsets, as :func:`assert_spills_as_listed`)."""
+    from tileorch.backend.ptxas import ptxas_available, run_ptxas
+
+    if not ptxas_available():
+        pytest.skip("ptxas not installed")
+    result = run_ptxas(compile_fn(name).ptx, "sm_90a")
+    assert name in allowed or not result.spill_warnings(), (name, result.summary())
+
+
 def dot_sweep_compile_tests(programs: dict, source_file: str, tier_at_least: int, ptx_needs: dict,
                             spills_allowed=frozenset(), decisions=frozenset(), at_least: int = 40):
     """The compile tests every mixed user sweep (dots and SIMT programs, sweeps 25 on) runs on its table, bound by
@@ -157,5 +169,6 @@ def dot_sweep_compile_tests(programs: dict, source_file: str, tier_at_least: int
             test_program_without_a_dot_compiles_on_the_simt_path, test_every_program_assembles_without_spills)
 
 
-__all__ = ["TENSOR_CORES", "assert_dot_sweep", "assert_pipelines_proved", "assert_takes_its_path",
-           "compile_sweep_program", "compiled_with_protocols", "dot_sweep_compile_tests", "spilled_programs"]
+__all__ = ["TENSOR_CORES", "assert_assembles_without_spills", "assert_dot_sweep", "assert_pipelines_proved",
+           "assert_takes_its_path", "compile_sweep_program", "compiled_with_protocols", "dot_sweep_compile_tests",
+           "spilled_programs"]

@@ -72,6 +72,33 @@ def test_a_cheap_failed_or_property_test_is_never_eligible(tool):
     assert tool.greedy_drop(arcs, cpu, eligible) == []
 
 
+def test_a_group_with_nothing_to_drop_gets_no_verify_run(tool, tmp_path, monkeypatch):
+    """Every eligible test covers an arc of its own: the subset is the whole group, so no second run under
+    coverage (a sweep of such programs, e.g. user_sweep32: one ~4 min run saved); the selection still written."""
+    full = {"cpu": {"a": 2.0, "b": 3.0}, "outcome": {"a": "passed", "b": "passed"}}
+    (tmp_path / "g.json").write_text(json.dumps({"files": ["f.py"], "full": full, "commit": "x"}))
+    monkeypatch.setattr(tool, "arcs_by_test", lambda db: ({"a": {1, 2}, "b": {2, 3}}, {1, 2, 3}))
+    runs = []
+    monkeypatch.setattr(tool, "run_measured", lambda *args: runs.append(args))
+    tool.cmd_select(SimpleNamespace(work=str(tmp_path), group="g", cpu_log=None, min_cpu=0.5, rounds=3))
+    sel = json.loads((tmp_path / "g.json").read_text())["selection"]
+    assert runs == [] and sel["dropped"] == [] and sel["rounds"] == [] and sel["missing"] == []
+    assert sel["cases_after"] == sel["cases_before"] == 2
+
+
+def test_a_test_bound_from_a_helpers_factory_is_eligible_unless_it_runs_hypothesis(tool):
+    """Sweeps 25 on bind their compile tests from dot_sweep_checks.dot_sweep_compile_tests (no ``def`` in the test
+    file): looked up in the folder's helpers, they are eligible (until session 45 every one counted as a property
+    test: user_sweep32's coverage selection found 1 eligible test of 140); a property test of this file stays one,
+    and a name defined nowhere stays ineligible."""
+    dot = "tests/unit/test_user_sweep32_compile.py::test_a_dot_takes_its_path_and_says_so[gemm_row_bias_vector]"
+    assert not tool._uses_hypothesis(dot)
+    here = "tests/unit/test_ci_case_selection.py::"
+    assert tool._uses_hypothesis(here + "test_the_kept_tests_cover_every_arc_of_the_group")
+    assert not tool._uses_hypothesis(here + "test_the_heaviest_of_two_equal_tests_is_dropped")
+    assert tool._uses_hypothesis("tests/unit/test_user_sweep32_compile.py::test_no_such_function_anywhere")
+
+
 def test_the_verify_run_deselects_whole_node_ids_only(tool):
     """pytest's ``--deselect`` matches prefixes: dropping ``test_mask`` must not take ``test_mask_bm128`` out of the
     verify run (attention_programs2: the subset then missed the arcs only the longer-named test covers)."""
@@ -96,6 +123,9 @@ def test_a_spill_check_is_skipped_only_with_all_of_its_programs_other_tests(tool
         "f.py::test_spills[a]", "f.py::test_spills[c]"]
 
 
+FACTORY = (ROOT / "tests" / "unit" / "dot_sweep_checks.py").read_text()
+
+
 def test_the_data_names_tests_of_its_groups_files(tool):
     data = json.loads((ROOT / "tests" / "ci_case_selection.json").read_text())
     assert data["groups"]
@@ -108,7 +138,11 @@ def test_the_data_names_tests_of_its_groups_files(tool):
         for nodeid in entry["skipped_in_ci"]:
             path, _, name = nodeid.partition("::")
             assert path in sources, (group, nodeid)
-            assert re.search(rf"^def {re.escape(name.split('[')[0])}\(", sources[path], re.M), nodeid
+            name = re.escape(name.split("[")[0])
+            # a test of the file's own, or one it binds from dot_sweep_checks.dot_sweep_compile_tests (sweeps 25 on)
+            bound = ("dot_sweep_compile_tests(" in sources[path] and re.search(rf"\b{name}\b", sources[path])
+                     and re.search(rf"^    def {name}\(", FACTORY, re.M))
+            assert re.search(rf"^def {name}\(", sources[path], re.M) or bound, nodeid
 
 
 def _items(*nodeids):
