@@ -149,7 +149,28 @@ def test_the_fp8_p_v_is_an_fp8_register_a_wgmma(name):
     assert said, prog.remarks
 
 
-def test_the_fp8_p_v_kernel_is_proved():
-    """``tileorch check`` proves the rings and barrier hand-offs of the fp8 P @ V kernel (stage bytes: K's and V's
-    copy's 4 KiB each)."""
-    assert_pipelines_proved(PROGRAMS, "fp8qkv_p_e4m3")
+@pytest.mark.parametrize("name", ["fp8qkv_p_e4m3", "fp8qkv_p_e4m3_d128_bm128"])
+def test_the_fp8_p_v_kernel_is_proved(name):
+    """``tileorch check`` proves the rings and barrier hand-offs of the fp8 P @ V kernels (d64 stage bytes: K's and V's
+    copy's 4 KiB each; d128: two consumer warp groups, 8 KiB each)."""
+    if name != "fp8qkv_p_e4m3" and not ALL:
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 checks it")
+    assert_pipelines_proved(PROGRAMS, name)
+
+
+def test_an_fp8_v_of_pages_joined_by_cat_is_refused_at_its_load():
+    """Session 37's paged decode with a key tile of two pages joined by ``ct.cat`` (``attnpaged37_programs``), its Q
+    and cache e4m3 and P cast to e4m3: the fp8 P @ V reads one plain V tile through its key-major copy, so the tier
+    refuses this V, located at its first page's load, and the SIMT path runs the program (session 45)."""
+    if not ALL:
+        pytest.skip("CI-sized subset: TILEORCH_EMULATE_ALL=1 checks it")
+    from tileorch.testing import attnpaged37_programs as p37
+    from tileorch.testing.compile_memo import compile_once
+    from tileorch.testing.export import cutile_bytecode
+
+    spec = p37._decode_spec(2, 16, 128, 32, 640, dt="float8_e4m3fn") + [16, 32, 128]
+    prog = compile_once(cutile_bytecode(p37.p37_decode_pages_cat, spec), "fp8_paged_cat", arch="sm_90a", ptxas=False)
+    assert prog.kind == "simt"
+    line = _line(p37.p37_decode_pages_cat, "v0 = ct.load(Vc")
+    assert any(r.startswith(f"{p37.__file__}:{line}:") and "an fp8 second dot reads one plain V tile" in r
+               and "joined from row blocks (ct.cat)" in r for r in prog.remarks), prog.remarks

@@ -943,10 +943,10 @@ def _operand(kernel: aa.FuncOp, dot: Operation, v: SSAValue, what: str, in_loop:
         if used is None:  # (a B tile staged by the producer: the consumer's operand no longer reads the load)
             used = dot.operands[1 if "'s B" in what else 0].type.element_type
         if type(elt) in _FP8 and used == elt and not fp8 and not fp8_second:
-            _fail(ld, f"{what} element type {elt}: the second dot's WGMMA takes f16/bf16 operands here (an fp8 P @ V "
-                      "needs P in the fp8 register fragment layout and V K-major in shared memory, a transposed V "
-                      "tile: not supported yet); store V in f16 or bf16 (the first dot S = Q K^T takes e4m3 / e5m2 Q "
-                      "and K)")
+            _fail(ld, f"{what} element type {elt}: an fp8 second dot reads one plain V tile ([.., S, D] through a "
+                      "launch-time key-major copy); a tile joined from row blocks (ct.cat), chosen at the first step, "
+                      "or read by several second dots is not supported in fp8; store V in f16 or bf16 (the first dot "
+                      "S = Q K^T takes e4m3 / e5m2 Q and K)")
         if type(elt) not in _FP8 or used != elt:
             converted = (f" (converted to {used} in the kernel: the tier's WGMMA reads the tile in shared memory as "
                          "TMA writes it, in the array's type, and converts no operand tile; convert the array before "
