@@ -21,11 +21,14 @@ program, the minimum over the rounds of
 * ``lowering``: the phases ``tile-program`` + ``lower`` (the tier's passes, the backend pipeline, the
   lowered module's final verify), what the CI profile's ``lowering (Python passes)`` row counts;
 * ``compile``: the whole ``tileorch.compile`` call;
-* each top-level phase (``parse``, ``verify``, ``tile-program``, ``lower``, ``translate``, ``codegen``...).
+* each top-level phase (``parse``, ``verify``, ``tile-program``, ``lower``, ``translate``, ``codegen``...);
+* ``gc``: the cyclic collector's CPU during the compile (``gc.callbacks``; inside the phases above too, in
+  whichever phase a collection starts).
 
 Also the set's per-phase and per-pass totals (min over rounds of the round's sum).  JSON on stdout (after a
 readable table on stderr) or in ``--out``.  ``--tree SRC`` (twice or more): the same in a fresh process per
-tree and round, trees alternated (``A B A B ...``: a loaded machine slows both alike), minima over rounds.
+tree and round, trees alternated (``A B A B ...``: a loaded machine slows both alike), minima over rounds
+(``--per-process K``: K measured rounds in each of those processes after its warm-up).
 ``--profile P``: one measured round under cProfile (after the warm-up), the stats written to ``P`` and the
 top functions by tottime and cumtime printed to stderr.
 """
@@ -33,6 +36,7 @@ top functions by tottime and cumtime printed to stderr.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -97,6 +101,15 @@ def measure(bc: Path, rounds: int, profile: str | None = None, top: int = 40) ->
     programs: dict[str, dict[str, float]] = {}
     phases: dict[str, float] = {}
     passes: dict[str, float] = {}
+    gc_cpu = [0.0, 0.0]  # (the running collection's start, the CPU of the collections so far)
+
+    def on_gc(phase: str, info: dict) -> None:
+        if phase == "start":
+            gc_cpu[0] = time.process_time()
+        else:
+            gc_cpu[1] += time.process_time() - gc_cpu[0]
+
+    gc.callbacks.append(on_gc)
     prof = None
     if profile:
         import cProfile
@@ -108,13 +121,15 @@ def measure(bc: Path, rounds: int, profile: str | None = None, top: int = 40) ->
         for label, data in datas.items():
             if prof is not None:
                 prof.enable()
+            g0 = gc_cpu[1]
             t0 = time.process_time()
             result = _compile(data)
             cpu = time.process_time() - t0
             if prof is not None:
                 prof.disable()
             t = result.timings
-            row = {"compile": cpu, "lowering": t.get("tile-program", 0.0) + t.get("lower", 0.0)}
+            row = {"compile": cpu, "lowering": t.get("tile-program", 0.0) + t.get("lower", 0.0),
+                   "gc": gc_cpu[1] - g0}
             for key, s in t.items():
                 if "/" not in key and key != "total":
                     row[key] = s
@@ -123,6 +138,7 @@ def measure(bc: Path, rounds: int, profile: str | None = None, top: int = 40) ->
                     pass_sum[key] += s
             phase_sum["lowering"] += row["lowering"]
             phase_sum["compile"] += cpu
+            phase_sum["gc"] += row["gc"]
             prev = programs.setdefault(label, {})
             for k, s in row.items():
                 prev[k] = min(prev.get(k, s), s)
@@ -130,6 +146,7 @@ def measure(bc: Path, rounds: int, profile: str | None = None, top: int = 40) ->
             phases[k] = min(phases.get(k, s), s)
         for k, s in pass_sum.items():
             passes[k] = min(passes.get(k, s), s)
+    gc.callbacks.remove(on_gc)
     if prof is not None:
         import pstats
 
@@ -180,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bytecode", type=Path, default=DEFAULT_DIR, help="directory of the programs' bytecode")
     ap.add_argument("-n", type=int, default=5, help="measured rounds (per tree with --tree)")
     ap.add_argument("--tree", action="append", default=[], help="a source tree (its src/ directory) to A/B")
+    ap.add_argument("--per-process", type=int, default=1,
+                    help="with --tree: measured rounds in each fresh process (the collector's older generations "
+                         "fill over several rounds, as in a test worker)")
     ap.add_argument("--out", help="write the JSON here instead of stdout")
     ap.add_argument("--profile", help="cProfile the measured rounds into this pstats file")
     ap.add_argument("--top", type=int, default=40, help="functions printed per sort with --profile")
@@ -197,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.n):
             for tree in args.tree:
                 env = {**os.environ, "PYTHONPATH": tree}
-                out = subprocess.run([sys.executable, __file__, "--child", "-n", "1", "--bytecode", str(bc)],
+                out = subprocess.run([sys.executable, __file__, "--child", "-n", str(args.per_process),
+                                      "--bytecode", str(bc)],
                                      env=env, capture_output=True, text=True, check=True).stdout
                 r = json.loads(out.strip().splitlines()[-1])
                 if tree in results:

@@ -22,9 +22,16 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-GC_THRESHOLD = 100_000
+GC_THRESHOLD = 1_000_000
 """Allocations between young-generation collections while a compile runs (CPython's default is
-700): the collector walking the IR every few hundred allocations cost ~12% of a GEMM compile."""
+700): the collector walking the IR every few hundred allocations cost ~12% of a GEMM compile.  Above
+what one compile allocates (net, from a zero young count, over the 280 cuTile programs of
+``tools/ptx_identity.py``: median 18 thousand; the chained attention kernels of head dim 128 or more
+96-111 thousand, ``benchmarks/compile_time.py``'s causal attention 190 thousand), so that the young
+collection runs once, after the block, over the dead IR: at 100 thousand (sessions 14-44) those kernels had one inside, which walked the live IR,
+moved it to the middle generation, where it died and was walked again (session 45: the collector's
+CPU over a round of ``benchmarks/tier_lower_cpu.py``'s set 0.29-0.30 -> 0.17-0.23 s, the round's
+peak memory no higher).  A compile that makes garbage cycles beyond this still has them collected."""
 
 
 COMPILER_MODULE = "tileorch.backend.compile"

@@ -251,3 +251,46 @@ def test_a_later_compile_never_counts_the_frozen_objects(thresholds, monkeypatch
         with gc_deferred():
             assert gc.get_threshold() == (GC_THRESHOLD, 50, 50) and gc.isenabled()
     assert calls == [] and gc.get_threshold() == thresholds
+
+
+def test_a_warm_compile_of_a_large_kernel_makes_no_young_collection_inside(monkeypatch):
+    """A later compile (the compiler imported) of one of the largest kernels of the test programs (the causal
+    chained attention d128 of tools/ptx_identity.py: ~100 thousand net container allocations from a zero
+    young count) runs no collection from its start until it returns: a young collection inside walked the
+    live IR (~90 thousand objects) and moved it to the middle generation, where it died and was walked again
+    (session 45: the young threshold 100 thousand -> 1 million)."""
+    import math
+
+    pytest.importorskip("cuda.tile")
+    import tileorch
+    import tileorch.api as api
+    from tileorch.testing import attention_programs as ap
+    from tileorch.testing.export import cutile_bytecode
+
+    bh, seq, d = 4, 1000, 128
+    spec = [((bh, seq, d), "float16")] * 4 + [1.0 / math.sqrt(d) / math.log(2.0), seq, 128, 64, d, True]
+    data = cutile_bytecode(ap.attention_fwd, spec)
+    tileorch.compile(data, None, cache=False, ptxas=False, isolate=False)  # (not the process's first compile)
+    on, seen = [], []
+    build = api._build
+
+    def building(*args):
+        on.append(1)
+        try:
+            return build(*args)
+        finally:
+            on.clear()
+
+    def record(phase, info):
+        if phase == "start" and on:
+            seen.append(info["generation"])
+
+    monkeypatch.setattr(api, "_build", building)
+    gc.collect(0)  # (the young count from zero: the compile's own allocations decide)
+    gc.callbacks.append(record)
+    try:
+        kernel = tileorch.compile(data, None, cache=False, ptxas=False, isolate=False)
+    finally:
+        gc.callbacks.remove(record)
+    assert ".entry" in kernel.ptx
+    assert seen == [], f"collections of generations {seen} inside the compile"

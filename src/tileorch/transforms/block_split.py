@@ -46,9 +46,9 @@ def split_before(self: Block, b_first: Operation, *, arg_types: Iterable[Attribu
     new._first_op = b_first
     new._last_op = tail
     op: Operation | None = b_first
-    while op is not None:
+    while op is not None:  # (the link field, as above: the ``next_op`` property was a call per moved op)
         op.parent = new
-        op = op.next_op
+        op = op._next_op
     return new
 
 

@@ -38,6 +38,10 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 
+_LINKED = {"_first_op", "_next_op"} <= (set(getattr(Operation, "__dataclass_fields__", ()))
+                                        | set(getattr(Block, "__dataclass_fields__", ())))
+"""Whether this xDSL links a block's ops in the fields :func:`share_block_constants` reads."""
+
 CONSTANT_OPS = (arith.ConstantOp, llvm.ConstantOp)
 """The op classes merged (by exact class: a subclass may mean more than its value)."""
 
@@ -55,14 +59,18 @@ def constant_key(op: arith.ConstantOp | llvm.ConstantOp) -> tuple | None:
     return None
 
 
-def share_block_constants(block: Block) -> int:
+def share_block_constants(block: Block, nested: list | None = None) -> int:
     """Merge the equal constants of ``block`` (not of blocks nested in it) into the first of each;
-    returns how many were erased."""
+    returns how many were erased.  ``nested``: the regions of the block's ops that stay are appended
+    there, in order (:func:`cse_constants`' next blocks, without a second pass over the ops).
+
+    The ops are followed through their link fields (``_first_op``, ``_next_op``), read where the
+    ``first_op`` / ``next_op`` properties read them: a property is a Python call per op."""
     first: dict[tuple, arith.ConstantOp] = {}
     erased = 0
-    op = block.first_op
+    op = block._first_op if _LINKED else block.first_op
     while op is not None:
-        following = op.next_op
+        following = op._next_op if _LINKED else op.next_op
         if type(op) in CONSTANT_OPS:
             key = constant_key(op)
             if key is not None:
@@ -71,6 +79,10 @@ def share_block_constants(block: Block) -> int:
                     op.results[0].replace_all_uses_with(kept.results[0])
                     block.erase_op(op)
                     erased += 1
+                    op = following
+                    continue
+        if nested is not None and op.regions:
+            nested.extend(op.regions)
         op = following
     return erased
 
@@ -82,9 +94,7 @@ def cse_constants(root: Operation) -> int:
     while stack:
         region = stack.pop()
         for block in region.blocks:
-            erased += share_block_constants(block)
-            for op in block.ops:
-                stack.extend(op.regions)
+            erased += share_block_constants(block, stack)
     return erased
 
 
