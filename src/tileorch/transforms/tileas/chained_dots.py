@@ -1241,6 +1241,8 @@ def _key_major_copy_operand(b2: Operand, d2: Operation, tn: int, dv: int, second
     why = ("several second dots read the chain" if seconds > 1 else
            "V is read transposed (K-major: stored [.., D, S] or through a transposing view)" if b2.k_major else
            "V's tile is joined from row blocks (ct.cat) or chosen at the first step" if b2.parts or b2.first else
+           "V is a row window gathered at start + positions (varlen: the copy permutes keys in groups of 16 counted "
+           "from the array's first row, not the window's)" if b2.row_start is not None or b2.row_limit is not None else
            "V's rows run along two dimensions or not along the next-to-last one"
            if b2.group_dim >= 0 or b2.rows_dim >= 0 else
            f"the key tile has {tn} rows (a multiple of 32: the fp8 WGMMA's K step)" if tn % 32 else None)
