@@ -646,3 +646,33 @@ def test_early_tma_count_unlike_the_producers_is_refused(persistent, monkeypatch
     most.operands = [more.result, most.operands[1]]
     with pytest.raises(LocatedError, match="early issue's ring count is not the producer's"):
         extract(module)
+
+
+@pytest.mark.parametrize("persistent", ["0", "1"])
+def test_early_tma_producer_skip_unlike_the_early_count_is_refused(persistent, monkeypatch):
+    """The producer skipping min(n + 1, S) tiles after thread 0 issued min(n, S): refused (session 45's review found
+    the skip's count unchecked: a consumer would wait for a tile nobody loads, and the model proved it)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from tileorch.analysis.extract import extract
+    from tileorch.diagnostics import LocatedError
+
+    module, fn, early = _early_kernel(monkeypatch, 64, persistent)
+    target = None
+    for lp in (o for o in fn.walk() if o.name == "scf.for" and not early.is_ancestor(o)):
+        lb = lp.operands[0].owner
+        if getattr(lb, "name", "") == "arith.minui":
+            target = lb
+        elif getattr(lb, "name", "") == "arith.select" and getattr(lb.operands[2].owner, "name", "") == "arith.minui":
+            target = lb.operands[2].owner
+        if target is not None:
+            break
+    assert target is not None
+    n = target.operands[0]
+    one = arith.ConstantOp(IntegerAttr(1, n.type))
+    more = arith.AddiOp(n, one.result)
+    target.parent_block().insert_ops_before([one, more], target)
+    target.operands = [more.result, target.operands[1]]
+    with pytest.raises(LocatedError, match="early issue's ring count is not the producer's"):
+        extract(module)

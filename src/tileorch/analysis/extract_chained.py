@@ -766,7 +766,7 @@ class _Reader:
         if not (_const(loop.operands[0]) == 0 and isinstance(ub, Operation) and ub.name == "arith.minui"
                 and _const(ub.operands[1]) == S):
             raise LocatedError(loop, f"check: the early issue's ring loop is not 0 .. min(n, {S})")
-        self._check_early_count(ub.operands[0], loop, prod_loop, prod_work)
+        self._check_early_count(ub.operands[0], loop, [prod_loop.operands[1]], prod_work)
         ring_arms = [o for o in e_arms if loop.is_ancestor(o)]
         q_arms = [o for o in e_arms if not loop.is_ancestor(o)]
         p_fill = [o for o in prod_loop.walk() if o.name == EXPECT_TX]
@@ -779,6 +779,7 @@ class _Reader:
                                         and _const(lb.operands[1]) == S):
                 raise LocatedError(first_loop, f"check: the producer's ring loop does not start at min(n, {S}) "
                                                "after the early issue")
+            self._check_early_count(e_loops[0].operands[1].owner.operands[0], e_loops[0], [lb.operands[0]], None)
             if any(o.name == EXPECT_TX and _ring_base(o.operands[0]) is None and not prod_loop.is_ancestor(o)
                    for o in self.fn.walk() if not early.is_ancestor(o)):
                 raise LocatedError(early, "check: the producer arms the Q barrier again after the early issue")
@@ -794,12 +795,13 @@ class _Reader:
                 and isinstance(mn, Operation) and mn.name == "arith.minui" and _const(mn.operands[1]) == S):
             raise LocatedError(first_loop, f"check: the producer's first ring loop does not start at "
                                            f"select(it != 0, 0, min(n, {S})) after the early issue")
+        self._check_early_count(loop.operands[1].owner.operands[0], loop, [mn.operands[0]], prod_work)
         if len(q_arms) != 1 or len(p_q) != 1 or self.stage_fill(q_arms[0]) != self.stage_fill(p_q[0]) \
                 or p_q[0].parent_op().name != "scf.if" or p_q[0].parent_op().operands[0] is not later.results[0]:
             raise LocatedError(early, "check: the early Q arm is not the producer's, skipped by its first instance")
 
     @staticmethod
-    def _check_early_count(n_early: SSAValue, loop: Operation, prod_loop: Operation,
+    def _check_early_count(n_early: SSAValue, loop: Operation, counts: list[SSAValue],
                            prod_work: Operation | None) -> None:
         """The early issue's ``n`` (its ring loop is ``0 .. min(n, S)``) is the producer's ring count of the
         first instance: the same pure arithmetic of the same arguments as the producer loop's bound, the
@@ -809,7 +811,7 @@ class _Reader:
         memo: dict = {}
         if prod_work is not None and prod_work.name == "scf.for":
             memo[prod_work.regions[0].blocks.first.args[0]] = _structure(prod_work.operands[0], {})
-        if _structure(prod_loop.operands[1], memo) != _structure(n_early, {}):
+        if any(_structure(c, dict(memo)) != _structure(n_early, {}) for c in counts):
             raise LocatedError(loop, "check: the early issue's ring count is not the producer's tile count of "
                                      "the first instance")
 
